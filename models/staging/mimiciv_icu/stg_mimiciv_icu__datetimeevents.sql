@@ -1,0 +1,25 @@
+-- Thin staging view of mimiciv_icu.datetimeevents: the official columns in official order.
+WITH source AS (
+
+    SELECT * FROM {{ source('mimiciv_icu', 'datetimeevents') }}
+
+),
+
+renamed AS (
+
+    SELECT
+        subject_id,
+        hadm_id,
+        stay_id,
+        caregiver_id,
+        charttime,
+        storetime,
+        itemid,
+        value,
+        valueuom,
+        warning
+    FROM source
+
+)
+
+SELECT * FROM renamed
