@@ -25,6 +25,7 @@ app = typer.Typer(
         "on clinical data (MIMIC-IV, eICU). Start with `m4agent quickstart`."
     ),
     no_args_is_help=True,
+    add_completion=False,
     pretty_exceptions_enable=False,
 )
 data_app = typer.Typer(help="Populate the source databases: synthesize, load PhysioNet files, download demos.",
