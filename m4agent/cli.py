@@ -8,11 +8,14 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from m4agent.errors import M4AgentError
 from m4agent.paths import ENV_DATA_DIR, resolve_data_dir
@@ -34,6 +37,9 @@ reference_app = typer.Typer(help="Build the mimiciv_derived concepts and the ref
                             no_args_is_help=True)
 app.add_typer(data_app, name="data")
 app.add_typer(reference_app, name="reference")
+tasks_app = typer.Typer(help="The 28 M4Bench tasks: columns, thresholds, drop lists and reference models.",
+                        no_args_is_help=True)
+app.add_typer(tasks_app, name="tasks")
 
 DataDir = Annotated[
     Path | None,
@@ -44,7 +50,8 @@ DatasetOpt = Annotated[str, typer.Option("--dataset", help="mimic-iv or eicu.")]
 
 
 def _fail(exc: Exception) -> None:
-    console.print(f"[bold red]error:[/] {exc}")
+    # One unwrapped line, with any [brackets] in paths or messages printed literally.
+    console.print(f"[bold red]error:[/] {escape(str(exc))}", soft_wrap=True)
     raise typer.Exit(code=1)
 
 
@@ -111,6 +118,89 @@ def reference_build(
         build(resolve_data_dir(data_dir), select=select)
     except M4AgentError as exc:
         _fail(exc)
+
+
+@reference_app.command("export")
+def reference_export(
+    task: Annotated[str, typer.Argument(help="Task name, e.g. mimic-sofa-24h (see `m4agent tasks list`).")],
+    out: Annotated[Path, typer.Option("--out", help="CSV file to write; FILE.manifest.json goes beside it.")],
+    data_dir: DataDir = None,
+) -> None:
+    """Write a task's reference as deterministic CSV (required columns, sorted by key) plus a manifest."""
+    from m4agent.reference_export import export, manifest_path
+
+    try:
+        path = export(task, resolve_data_dir(data_dir), out)
+    except M4AgentError as exc:
+        _fail(exc)
+    console.print(f"[green]wrote[/] {path} and {manifest_path(path)}")
+
+
+def _stdout_console() -> Console:
+    """Standard output; 160 columns wide when it is a pipe or file (rich would assume 80)."""
+    piped = not sys.stdout.isatty() and "COLUMNS" not in os.environ
+    return Console(width=160) if piped else Console()
+
+
+@tasks_app.command("list")
+def tasks_list() -> None:
+    """Print every task: family, mode, dataset, key columns, thresholds and reference model."""
+    from rich import box
+    from rich.table import Table
+
+    from m4agent.registry import all_tasks
+
+    table = Table(title="M4Bench tasks", box=box.SIMPLE_HEAD, pad_edge=False)
+    for header in ("task", "family", "mode", "dataset", "keys", "cov", "acc", "reference model"):
+        table.add_column(header, overflow="fold")
+    tasks = all_tasks()
+    for task in tasks.values():
+        table.add_row(task.name, task.family, task.mode, task.dataset, ", ".join(task.key_columns),
+                      f"{task.row_coverage_threshold:g}", f"{task.accuracy_threshold:g}", task.reference_model)
+    out = _stdout_console()
+    out.print(table)
+    out.print(f"{len(tasks)} tasks, {len({t.family for t in tasks.values()})} families, "
+              f"{len({t.reference_model for t in tasks.values()})} reference models")
+
+
+@tasks_app.command("show")
+def tasks_show(task: Annotated[str, typer.Argument(help="Task name, e.g. mimic-sofa-24h.")]) -> None:
+    """Print one task in full: definition, columns, tolerances, drop list and instruction."""
+    from rich.markdown import Markdown
+    from rich.table import Table
+
+    from m4agent.registry import load_task
+
+    try:
+        found = load_task(task)
+    except M4AgentError as exc:
+        _fail(exc)
+    facts = Table(show_header=False, box=None, title=found.name, title_justify="left")
+    facts.add_column(style="bold")
+    facts.add_column(overflow="fold")
+    rows = [
+        ("description", found.description),
+        ("family", found.family),
+        ("mode", found.mode),
+        ("dataset", found.dataset),
+        ("reference", found.reference),
+        ("reference model", found.reference_model),
+        ("key columns", ", ".join(found.key_columns)),
+        ("value columns", ", ".join(found.value_columns)),
+        ("required columns", ", ".join(found.required_columns)),
+        ("scored columns", ", ".join(found.scored_columns)),
+        ("row coverage", f"{found.row_coverage_threshold:g}"),
+        ("accuracy", f"{found.accuracy_threshold:g}"),
+        ("tolerance", ", ".join(f"{k}: {v:g}" for k, v in found.tolerance.items()) or "none (exact)"),
+        ("dropped tables", "\n".join(found.drop_tables) or "none"),
+        ("folder", str(found.path)),
+    ]
+    for label, value in rows:
+        facts.add_row(label, escape(value))
+    out = _stdout_console()
+    out.print(facts)
+    out.rule("instruction")
+    out.print(Markdown(found.instruction))
 
 
 @app.command("quickstart")

@@ -1,0 +1,253 @@
+"""Grade agent outputs: load them, run the grading models in one dbt call, collect results.
+
+Python only orchestrates. The CSVs go into schema ``agent_outputs`` of the
+data directory's MIMIC-IV database (the dbt main database, which also holds
+the references in schema ``reference``); ``dbt build`` of ``models/grading``
+(with var ``m4_grading``) scores every run at once and runs the strict checks
+as generic tests whose failures are stored in schema ``grading_failures``;
+the results are read back and, for a results tree, written as each run's
+``result.json``. Each call replaces the previous batch in ``agent_outputs``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from m4agent.errors import M4AgentError
+from m4agent.grading.loader import Run, load_runs
+from m4agent.paths import database_path
+from m4agent.registry import TASKS_DIR, Task, all_tasks
+
+GRADING_SELECTOR = "path:models/grading"
+ENV_PROJECT_DIR = "M4AGENT_GRADING_PROJECT_DIR"
+FAILURE_TABLES = (
+    "strict_output_present",
+    "strict_required_columns",
+    "strict_row_coverage",
+    "strict_column_accuracy",
+)
+
+
+@dataclass(frozen=True)
+class BatchRun:
+    """A run folder of a results tree: where it is and what to grade."""
+
+    folder: Path
+    run: Run | None
+    problem: str | None = None
+
+
+def _connect(data_dir: Path) -> duckdb.DuckDBPyConnection:
+    db = database_path(data_dir, "mimic-iv")
+    if not db.exists():
+        raise M4AgentError(f"{db} not found; build the references first with "
+                           f"`m4agent reference build --data-dir {data_dir}`")
+    try:
+        return duckdb.connect(str(db))
+    except duckdb.Error as exc:
+        raise M4AgentError(f"cannot open {db} ({exc}); close other programs using it and retry") from exc
+
+
+def _built_references(con: duckdb.DuckDBPyConnection) -> set[str]:
+    rows = con.execute(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = 'reference'"
+    ).fetchall()
+    return {name for (name,) in rows}
+
+
+def _reference_vars(tasks: Sequence[Task]) -> dict[str, dict[str, list[str]]]:
+    references: dict[str, dict[str, list[str]]] = {}
+    for task in tasks:
+        spec = references.setdefault(task.reference_model, {"keys": list(task.key_columns), "columns": []})
+        for column in (*task.key_columns, *task.scored_columns):
+            if column not in spec["columns"]:
+                spec["columns"].append(column)
+    return references
+
+
+def _run_dbt(data_dir: Path, tasks: Sequence[Task]) -> None:
+    from m4agent import dbt_runner
+
+    variables = {"m4_grading": True, "m4_grading_references": _reference_vars(tasks)}
+    args = ["build", "--select", GRADING_SELECTOR, "--vars", json.dumps(variables), "--quiet"]
+    project = os.environ.get(ENV_PROJECT_DIR)
+    if not project:
+        dbt_runner.invoke(data_dir, args)
+        return
+    # A trimmed copy of the project (tests, development): same environment, other project dir.
+    from dbt.cli.main import dbtRunner
+
+    with dbt_runner._environment(data_dir):
+        result = dbtRunner().invoke([*args, "--project-dir", project, "--profiles-dir", project])
+    if not result.success:
+        raise M4AgentError(f"dbt grading build failed: {result.exception}; see {data_dir / 'dbt' / 'logs'}")
+
+
+def _failing_runs(con: duckdb.DuckDBPyConnection) -> set[str]:
+    failing: set[str] = set()
+    for table in FAILURE_TABLES:
+        try:
+            rows = con.execute(f"SELECT DISTINCT run_id FROM grading_failures.{table}").fetchall()
+        except duckdb.CatalogException:
+            continue
+        failing.update(run_id for (run_id,) in rows)
+    return failing
+
+
+def _collect(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    wanted = list(run_ids)
+    columns = [
+        "run_id", "task", "file_exists", "read_error", "comparison_error", "reward", "strict_pass",
+        "key_precision", "key_recall", "key_f1", "agent_rows", "agent_unique_keys", "extra_keys",
+        "duplicate_rows", "truth_rows",
+    ]
+    rows = con.execute(
+        f"SELECT {', '.join(columns)} FROM grading.grading_results WHERE list_contains(?, run_id)", [wanted]
+    ).fetchall()
+    rates: dict[str, dict[str, float]] = {}
+    for run_id, column, rate in con.execute(
+        "SELECT run_id, column_name, match_rate_reported FROM grading.grading_column_scores "
+        "WHERE list_contains(?, run_id) ORDER BY run_id, position", [wanted]
+    ).fetchall():
+        rates.setdefault(run_id, {})[column] = float(rate)
+    checks: dict[str, list[dict[str, Any]]] = {}
+    for run_id, name, passed, detail in con.execute(
+        "SELECT run_id, check_name, passed, detail FROM grading.grading_run_checks "
+        "WHERE list_contains(?, run_id) ORDER BY run_id, check_order", [wanted]
+    ).fetchall():
+        checks.setdefault(run_id, []).append({"name": name, "passed": bool(passed), "detail": detail or ""})
+    failing = _failing_runs(con)
+    results: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        record = dict(zip(columns, row, strict=True))
+        run_id = record["run_id"]
+        errors = [record["comparison_error"]] if record["comparison_error"] else []
+        results[run_id] = {
+            "task": record["task"],
+            "run_id": run_id,
+            "reward": float(record["reward"]),
+            "match_rates": rates.get(run_id, {}) if record["file_exists"] else {},
+            "strict_pass": run_id not in failing,
+            "strict_pass_model": bool(record["strict_pass"]),
+            "checks": checks.get(run_id, []),
+            "key_precision": float(record["key_precision"]),
+            "key_recall": float(record["key_recall"]),
+            "key_f1": float(record["key_f1"]),
+            "agent_rows": int(record["agent_rows"]),
+            "agent_unique_keys": int(record["agent_unique_keys"]),
+            "extra_keys": int(record["extra_keys"]),
+            "duplicate_rows": int(record["duplicate_rows"]),
+            "truth_rows": int(record["truth_rows"]),
+            "errors": errors,
+        }
+    return results
+
+
+def grade_runs(runs: Sequence[Run], data_dir: Path) -> dict[str, dict[str, Any]]:
+    """Grade a batch of runs in one dbt invocation; results by run_id."""
+    if not runs:
+        return {}
+    if len({run.run_id for run in runs}) != len(runs):
+        raise M4AgentError("run ids in one batch must be unique")
+    con = _connect(data_dir)
+    try:
+        built = _built_references(con)
+        missing = sorted({run.task.reference_model for run in runs} - built)
+        if missing:
+            raise M4AgentError(f"reference tables not built: {', '.join(missing)}; run "
+                               f"`m4agent reference build --data-dir {data_dir}` first")
+        load_runs(con, runs)
+    finally:
+        con.close()
+    tasks = list({run.task.name: run.task for run in runs}.values())
+    _run_dbt(data_dir, tasks)
+    con = _connect(data_dir)
+    try:
+        return _collect(con, [run.run_id for run in runs])
+    finally:
+        con.close()
+
+
+def _single_run_id(output: Path) -> str:
+    return output.parent.name if output.stem == "output" and output.parent.name else output.stem
+
+
+def grade_file(task_name: str, output: Path, data_dir: Path, tasks_dir: Path = TASKS_DIR) -> dict[str, Any]:
+    """Grade one CSV against one task."""
+    tasks = all_tasks(tasks_dir)
+    if task_name not in tasks:
+        raise M4AgentError(f"unknown task {task_name!r}; `m4agent tasks list` shows the {len(tasks)} tasks")
+    run = Run(run_id=_single_run_id(output), task=tasks[task_name], output_path=output)
+    return grade_runs([run], data_dir)[run.run_id]
+
+
+def write_json_atomic(path: Path, payload: dict[str, Any]) -> None:
+    """Write JSON next to its final place, then rename over it (never a half-written file)."""
+    handle, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w") as out:
+            json.dump(payload, out, indent=2)
+            out.write("\n")
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def discover_runs(root: Path, tasks: dict[str, Task]) -> list[BatchRun]:
+    """Every folder under ``root`` holding a run.json, with its task and output.csv."""
+    found = []
+    for run_json in sorted(root.rglob("run.json")):
+        folder = run_json.parent
+        run_id = folder.relative_to(root).as_posix() or folder.name
+        try:
+            task_name = json.loads(run_json.read_text()).get("task")
+        except (OSError, ValueError, AttributeError) as exc:
+            found.append(BatchRun(folder, None, f"cannot read run.json: {exc}"))
+            continue
+        if task_name not in tasks:
+            found.append(BatchRun(folder, None, f"run.json names unknown task {task_name!r}"))
+            continue
+        found.append(BatchRun(folder, Run(run_id, tasks[task_name], folder / "output.csv")))
+    return found
+
+
+def _problem_result(batch_run: BatchRun, run_id: str) -> dict[str, Any]:
+    return {
+        "task": None, "run_id": run_id, "reward": 0.0, "match_rates": {}, "strict_pass": False,
+        "checks": [], "key_precision": 0.0, "key_recall": 0.0, "key_f1": 0.0, "agent_rows": 0,
+        "agent_unique_keys": 0, "extra_keys": 0, "duplicate_rows": 0, "truth_rows": 0,
+        "errors": [batch_run.problem],
+    }
+
+
+def grade_results_root(root: Path, data_dir: Path, force: bool = False,
+                       tasks_dir: Path = TASKS_DIR) -> dict[str, dict[str, Any]]:
+    """Grade every run folder under ``root`` in one pass and write each ``result.json``."""
+    if not root.is_dir():
+        raise M4AgentError(f"results root {root} is not a directory")
+    batch = [b for b in discover_runs(root, all_tasks(tasks_dir))
+             if force or not (b.folder / "result.json").exists()]
+    written: dict[str, dict[str, Any]] = {}
+    for batch_run in batch:
+        if batch_run.run is None:
+            run_id = batch_run.folder.relative_to(root).as_posix()
+            written[run_id] = _problem_result(batch_run, run_id)
+            write_json_atomic(batch_run.folder / "result.json", written[run_id])
+    runs = [b.run for b in batch if b.run is not None]
+    results = grade_runs(runs, data_dir)
+    for batch_run in batch:
+        if batch_run.run is None:
+            continue
+        result = results[batch_run.run.run_id]
+        write_json_atomic(batch_run.folder / "result.json", result)
+        written[batch_run.run.run_id] = result
+    return written

@@ -1,0 +1,106 @@
+{#-
+  Text semantics of M4Bench's comparison, as SQL expressions over a CSV cell
+  held as text (NULL = empty cell). M4Bench reads both CSVs with pandas
+  (only empty cells missing) and lets pandas infer each column's type; these
+  macros reproduce that inference so every decision is taken in SQL.
+-#}
+
+{#- A value pandas' CSV reader takes as an integer. -#}
+{% macro m4_is_int(value) -%}
+    regexp_full_match({{ value }}, '\s*[+-]?[0-9]+\s*')
+{%- endmacro %}
+
+{#- A value pandas parses as a float (CSV reader and to_numeric agree): decimals,
+    exponents, inf/infinity. 'NaN' is not one: it stays text and to_numeric makes it missing. -#}
+{% macro m4_is_float(value) -%}
+    regexp_full_match({{ value }}, '\s*[+-]?((([0-9]+\.?[0-9]*)|(\.[0-9]+))([eE][+-]?[0-9]+)?|(?i:inf|infinity))\s*')
+{%- endmacro %}
+
+{#- A value pandas' CSV reader takes as a boolean. -#}
+{% macro m4_is_bool(value) -%}
+    ({{ value }} IN ('True', 'TRUE', 'true', 'False', 'FALSE', 'false'))
+{%- endmacro %}
+
+{#- The shape of a timestamp text: digit runs collapsed to 'd'. pandas infers one
+    format from a column's first value and parses every other value with it. -#}
+{% macro m4_signature(value) -%}
+    regexp_replace({{ value }}, '[0-9]+', 'd', 'g')
+{%- endmacro %}
+
+{#- The timestamp shapes pandas parses with an inferred ISO format. -#}
+{% macro m4_is_timestamp_signature(signature) -%}
+    regexp_full_match({{ signature }}, 'd-d-d([ T]d:d(:d(\.d)?)?)?(Z|[+-]d:?d|[+-]d)?')
+{%- endmacro %}
+
+{#- Whether a timestamp text carries a time zone (pandas makes it tz-aware). -#}
+{% macro m4_has_time_zone(signature) -%}
+    regexp_matches({{ signature }}, '(Z|[+-]d:?d|d[+-]d)$')
+{%- endmacro %}
+
+{#- Parse a timestamp text (UTC for tz-aware values); NULL when it does not parse. -#}
+{% macro m4_parse_timestamp(value, signature) -%}
+    CASE
+        WHEN {{ m4_has_time_zone(signature) }}
+            THEN timezone('UTC', TRY_CAST({{ value }} AS TIMESTAMPTZ))
+        ELSE TRY_CAST({{ value }} AS TIMESTAMP)
+    END
+{%- endmacro %}
+
+{#- pandas' dtype of a column from counts over its cells:
+    empty (all missing: float NaN), int (all ints, none missing), float (all numeric),
+    bool (all booleans, none missing), objbool (booleans with gaps), text. -#}
+{% macro m4_column_dtype(n_rows, n_present, n_int, n_float, n_bool) -%}
+    CASE
+        WHEN {{ n_present }} = 0 THEN 'empty'
+        WHEN {{ n_int }} = {{ n_rows }} THEN 'int'
+        WHEN {{ n_float }} = {{ n_present }} THEN 'float'
+        WHEN {{ n_bool }} = {{ n_rows }} THEN 'bool'
+        WHEN {{ n_bool }} = {{ n_present }} THEN 'objbool'
+        ELSE 'text'
+    END
+{%- endmacro %}
+
+{#- pd.to_numeric of a cell in a column of that dtype (NULL = NaN). -#}
+{% macro m4_numeric(value, dtype) -%}
+    CASE
+        WHEN {{ value }} IS NULL THEN NULL
+        WHEN {{ dtype }} IN ('int', 'float') THEN TRY_CAST(trim({{ value }}, ' \t') AS DOUBLE)
+        WHEN {{ dtype }} IN ('bool', 'objbool') THEN CASE WHEN lower({{ value }}) = 'true' THEN 1.0 ELSE 0.0 END
+        WHEN {{ dtype }} = 'text' AND {{ m4_is_float(value) }} THEN TRY_CAST(trim({{ value }}, ' \t') AS DOUBLE)
+    END
+{%- endmacro %}
+
+{#- series.astype("string") of a cell in a column of that dtype (NULL = <NA>). -#}
+{% macro m4_render(value, dtype) -%}
+    CASE
+        WHEN {{ value }} IS NULL THEN NULL
+        WHEN {{ dtype }} = 'int' THEN CAST(TRY_CAST(trim({{ value }}, ' \t') AS HUGEINT) AS VARCHAR)
+        WHEN {{ dtype }} = 'float' THEN CAST(TRY_CAST(trim({{ value }}, ' \t') AS DOUBLE) AS VARCHAR)
+        WHEN {{ dtype }} IN ('bool', 'objbool') THEN CASE WHEN lower({{ value }}) = 'true' THEN 'True' ELSE 'False' END
+        ELSE {{ value }}
+    END
+{%- endmacro %}
+
+{#- A reference column as the original ground-truth CSV holds it
+    (DuckDB -> pandas -> to_csv): integers plain, floats and decimals as Python
+    repr, booleans True/False, timestamps '%Y-%m-%d %H:%M:%S' (dates only when
+    every value is midnight, milliseconds when any is fractional). -#}
+{% macro m4_render_reference_column(column_name, data_type) -%}
+    {%- set col = adapter.quote(column_name) -%}
+    {%- set t = data_type | upper -%}
+    {%- if t == 'BOOLEAN' -%}
+        CASE WHEN {{ col }} THEN 'True' WHEN NOT {{ col }} THEN 'False' END
+    {%- elif t.startswith('DECIMAL') or t.startswith('NUMERIC') or t in ('DOUBLE', 'FLOAT8') -%}
+        CAST(CAST({{ col }} AS DOUBLE) AS VARCHAR)
+    {%- elif t.startswith('TIMESTAMP') -%}
+        CASE
+            WHEN bool_and(CAST({{ col }} AS TIME) = TIME '00:00:00') OVER () THEN strftime({{ col }}, '%Y-%m-%d')
+            WHEN bool_or(microsecond({{ col }}) % 1000000 <> 0) OVER () THEN strftime({{ col }}, '%Y-%m-%d %H:%M:%S.%g')
+            ELSE strftime({{ col }}, '%Y-%m-%d %H:%M:%S')
+        END
+    {%- elif t == 'DATE' -%}
+        strftime({{ col }}, '%Y-%m-%d')
+    {%- else -%}
+        CAST({{ col }} AS VARCHAR)
+    {%- endif -%}
+{%- endmacro %}

@@ -1,0 +1,186 @@
+-- Reference: Sequential Organ Failure Assessment on the first day of each ICU stay (task
+-- family sofa, alias sofa-24h). One row per ICU stay.
+-- Vincent JL et al. The SOFA (Sepsis-related Organ Failure Assessment) score to describe
+-- organ dysfunction/failure. Intensive Care Med 1996;22:707-710.
+-- Conventions are listed in ref_sofa_24h.yml.
+
+WITH icu_stays AS (
+    SELECT subject_id, hadm_id, stay_id, intime
+    FROM {{ ref('stg_mimiciv_icu__icustays') }}
+),
+
+vasopressor_rates AS (
+    -- Infusion rates (mcg/kg/min) of the four SOFA agents whose infusion starts between
+    -- intime - 6 h and intime + 24 h, both inclusive.
+    {%- set agents = ['norepinephrine', 'epinephrine', 'dobutamine', 'dopamine'] %}
+    {%- for agent in agents %}
+    SELECT
+        stays.stay_id,
+        '{{ agent }}' AS agent,
+        infusions.vaso_rate AS rate
+    FROM icu_stays AS stays
+    INNER JOIN {{ ref('int_mimiciv_medication__' ~ agent) }} AS infusions
+        ON stays.stay_id = infusions.stay_id
+        AND infusions.starttime >= {{ dbt.dateadd('hour', -6, 'stays.intime') }}
+        AND infusions.starttime <= {{ dbt.dateadd('day', 1, 'stays.intime') }}
+    {%- if not loop.last %}
+    UNION ALL
+    {%- endif %}
+    {%- endfor %}
+),
+
+max_vasopressor_rates AS (
+    SELECT
+        stay_id,
+        MAX(CASE WHEN agent = 'norepinephrine' THEN rate END) AS rate_norepinephrine,
+        MAX(CASE WHEN agent = 'epinephrine' THEN rate END) AS rate_epinephrine,
+        MAX(CASE WHEN agent = 'dopamine' THEN rate END) AS rate_dopamine,
+        MAX(CASE WHEN agent = 'dobutamine' THEN rate END) AS rate_dobutamine
+    FROM vasopressor_rates
+    GROUP BY stay_id
+),
+
+arterial_gases AS (
+    -- Arterial ('ART.') gases of the patient from intime - 6 h to intime + 24 h, flagged when
+    -- they fall inside an invasive-ventilation episode of this stay (ends inclusive).
+    SELECT
+        stays.stay_id,
+        gases.pao2fio2ratio,
+        CASE WHEN vent.stay_id IS NOT NULL THEN 1 ELSE 0 END AS on_invasive_vent
+    FROM icu_stays AS stays
+    INNER JOIN {{ ref('int_mimiciv_measurement__bg') }} AS gases
+        ON stays.subject_id = gases.subject_id
+        AND gases.charttime >= {{ dbt.dateadd('hour', -6, 'stays.intime') }}
+        AND gases.charttime <= {{ dbt.dateadd('day', 1, 'stays.intime') }}
+        AND gases.specimen = 'ART.'
+    LEFT JOIN {{ ref('int_mimiciv_treatment__ventilation') }} AS vent
+        ON stays.stay_id = vent.stay_id
+        AND gases.charttime >= vent.starttime
+        AND gases.charttime <= vent.endtime
+        AND vent.ventilation_status = 'InvasiveVent'
+),
+
+lowest_pf_ratio AS (
+    SELECT
+        stay_id,
+        MIN(CASE WHEN on_invasive_vent = 0 THEN pao2fio2ratio END) AS pao2fio2_novent_min,
+        MIN(CASE WHEN on_invasive_vent = 1 THEN pao2fio2ratio END) AS pao2fio2_vent_min
+    FROM arterial_gases
+    GROUP BY stay_id
+),
+
+first_day_values AS (
+    SELECT
+        stays.stay_id,
+        vitals.mbp_min,
+        vaso.rate_norepinephrine,
+        vaso.rate_epinephrine,
+        vaso.rate_dopamine,
+        vaso.rate_dobutamine,
+        labs.creatinine_max,
+        labs.bilirubin_total_max AS bilirubin_max,
+        labs.platelets_min AS platelet_min,
+        pf.pao2fio2_novent_min,
+        pf.pao2fio2_vent_min,
+        urine.urineoutput,
+        gcs.gcs_min
+    FROM icu_stays AS stays
+    LEFT JOIN max_vasopressor_rates AS vaso
+        ON stays.stay_id = vaso.stay_id
+    LEFT JOIN lowest_pf_ratio AS pf
+        ON stays.stay_id = pf.stay_id
+    LEFT JOIN {{ ref('int_mimiciv_firstday__first_day_vitalsign') }} AS vitals
+        ON stays.stay_id = vitals.stay_id
+    LEFT JOIN {{ ref('int_mimiciv_firstday__first_day_lab') }} AS labs
+        ON stays.stay_id = labs.stay_id
+    LEFT JOIN {{ ref('int_mimiciv_firstday__first_day_urine_output') }} AS urine
+        ON stays.stay_id = urine.stay_id
+    LEFT JOIN {{ ref('int_mimiciv_firstday__first_day_gcs') }} AS gcs
+        ON stays.stay_id = gcs.stay_id
+),
+
+component_scores AS (
+    -- Each component is NULL when all of its inputs are missing.
+    SELECT
+        stay_id,
+        CASE
+            -- Scores 3 and 4 need invasive ventilation at the time of the gas.
+            WHEN pao2fio2_vent_min < 100 THEN 4
+            WHEN pao2fio2_vent_min < 200 THEN 3
+            WHEN pao2fio2_novent_min < 300 THEN 2
+            WHEN pao2fio2_novent_min < 400 THEN 1
+            WHEN COALESCE(pao2fio2_vent_min, pao2fio2_novent_min) IS NULL THEN NULL
+            ELSE 0
+        END AS respiration,
+        CASE
+            WHEN platelet_min < 20 THEN 4
+            WHEN platelet_min < 50 THEN 3
+            WHEN platelet_min < 100 THEN 2
+            WHEN platelet_min < 150 THEN 1
+            WHEN platelet_min IS NULL THEN NULL
+            ELSE 0
+        END AS coagulation,
+        CASE
+            WHEN bilirubin_max >= 12.0 THEN 4
+            WHEN bilirubin_max >= 6.0 THEN 3
+            WHEN bilirubin_max >= 2.0 THEN 2
+            WHEN bilirubin_max >= 1.2 THEN 1
+            WHEN bilirubin_max IS NULL THEN NULL
+            ELSE 0
+        END AS liver,
+        CASE
+            WHEN rate_dopamine > 15 OR rate_epinephrine > 0.1 OR rate_norepinephrine > 0.1 THEN 4
+            WHEN rate_dopamine > 5
+                OR (rate_epinephrine > 0 AND rate_epinephrine <= 0.1)
+                OR (rate_norepinephrine > 0 AND rate_norepinephrine <= 0.1)
+                THEN 3
+            WHEN rate_dopamine > 0 OR rate_dobutamine > 0 THEN 2
+            WHEN mbp_min < 70 THEN 1
+            WHEN COALESCE(mbp_min, rate_dopamine, rate_dobutamine, rate_epinephrine, rate_norepinephrine) IS NULL
+                THEN NULL
+            ELSE 0
+        END AS cardiovascular,
+        CASE
+            WHEN gcs_min >= 13 AND gcs_min <= 14 THEN 1
+            WHEN gcs_min >= 10 AND gcs_min <= 12 THEN 2
+            WHEN gcs_min >= 6 AND gcs_min <= 9 THEN 3
+            WHEN gcs_min < 6 THEN 4
+            WHEN gcs_min IS NULL THEN NULL
+            ELSE 0
+        END AS cns,
+        CASE
+            WHEN creatinine_max >= 5.0 THEN 4
+            WHEN urineoutput < 200 THEN 4
+            WHEN creatinine_max >= 3.5 AND creatinine_max < 5.0 THEN 3
+            WHEN urineoutput < 500 THEN 3
+            WHEN creatinine_max >= 2.0 AND creatinine_max < 3.5 THEN 2
+            WHEN creatinine_max >= 1.2 AND creatinine_max < 2.0 THEN 1
+            WHEN COALESCE(urineoutput, creatinine_max) IS NULL THEN NULL
+            ELSE 0
+        END AS renal
+    FROM first_day_values
+)
+
+SELECT
+    CAST(stays.subject_id AS INTEGER) AS subject_id,
+    CAST(stays.hadm_id AS INTEGER) AS hadm_id,
+    CAST(stays.stay_id AS INTEGER) AS stay_id,
+    -- A component without data is scored as normal (0).
+    CAST(
+        COALESCE(scores.respiration, 0)
+        + COALESCE(scores.coagulation, 0)
+        + COALESCE(scores.liver, 0)
+        + COALESCE(scores.cardiovascular, 0)
+        + COALESCE(scores.cns, 0)
+        + COALESCE(scores.renal, 0)
+        AS INTEGER
+    ) AS sofa,
+    CAST(COALESCE(scores.respiration, 0) AS INTEGER) AS respiration,
+    CAST(COALESCE(scores.coagulation, 0) AS INTEGER) AS coagulation,
+    CAST(COALESCE(scores.liver, 0) AS INTEGER) AS liver,
+    CAST(COALESCE(scores.cardiovascular, 0) AS INTEGER) AS cardiovascular,
+    CAST(COALESCE(scores.cns, 0) AS INTEGER) AS cns,
+    CAST(COALESCE(scores.renal, 0) AS INTEGER) AS renal
+FROM icu_stays AS stays
+LEFT JOIN component_scores AS scores
+    ON stays.stay_id = scores.stay_id

@@ -1,0 +1,170 @@
+"""The references against the original M4Bench ground truth, and `m4agent reference export`.
+
+The judge's check, reproduced: synthesize MIMIC-IV and eICU, build our
+references with dbt on the source databases, build m4-infra's
+``mimiciv_derived`` in a copy of the MIMIC-IV database, run the original
+``benchmark/ground_truth/*.sql`` on the copy (eICU: on a copy of the eICU
+database), and grade our exported reference as if it were an agent's output
+with the original ``benchmark/lib/compare.py``: every task must score 1.0.
+
+Also: every task exports a non-empty reference with unique keys in the task's
+column order, raw/standard twins export identical bytes, and two builds from
+the same seed export identical bytes.
+
+Slow (synthesis, two dbt builds, m4-infra materialisation). The comparison
+with the original skips, with the reason, only when the original repository
+mirror (``$M4_ORIGINAL_REPO``) is absent. ``M4AGENT_TEST_PATIENTS`` sets the
+synthetic size (default 80).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import shutil
+from collections import defaultdict
+from pathlib import Path
+
+import original_ground_truth as original
+import pytest
+from typer.testing import CliRunner
+
+from m4agent.cli import app
+from m4agent.dbt_runner import build
+from m4agent.paths import database_path
+from m4agent.reference_export import export, format_value, manifest_path
+from m4agent.registry import Task, all_tasks
+from m4agent.synth import synthesize
+
+pytestmark = pytest.mark.slow
+
+TASKS = all_tasks()
+PATIENTS = int(os.environ.get("M4AGENT_TEST_PATIENTS", "80"))
+SEED = 7
+
+
+def _build_data_dir(root: Path) -> Path:
+    for dataset in ("mimic-iv", "eicu"):
+        synthesize(dataset, root, patients=PATIENTS, seed=SEED)
+    # Keep pristine copies of the sources for the original's ground truth.
+    pristine = root / "pristine"
+    pristine.mkdir()
+    for dataset in ("mimic-iv", "eicu"):
+        shutil.copyfile(database_path(root, dataset), pristine / database_path(root, dataset).name)
+    build(root, select="+marts.reference")
+    return root
+
+
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _build_data_dir(tmp_path_factory.mktemp("refs"))
+
+
+@pytest.fixture(scope="module")
+def exports(data_dir: Path) -> dict[str, Path]:
+    out = data_dir / "exports"
+    return {name: export(name, data_dir, out / f"{name}.csv") for name in TASKS}
+
+
+def _rows(path: Path) -> list[list[str]]:
+    with path.open(newline="") as handle:
+        return list(csv.reader(handle))
+
+
+def test_format_rules() -> None:
+    import datetime as dt
+    import decimal
+
+    assert format_value(None) == ""
+    assert format_value(float("nan")) == ""
+    assert format_value(0.1 + 0.2) == "0.3"
+    assert format_value(6.0) == "6.0"
+    assert format_value(1 / 3) == "0.333333333333333"
+    assert format_value(decimal.Decimal("0.123")) == "0.123"
+    assert format_value(dt.datetime(2150, 1, 2, 3, 4, 5)) == "2150-01-02 03:04:05"
+    assert format_value(dt.date(2150, 1, 2)) == "2150-01-02"
+    assert format_value("None") == "None"
+
+
+@pytest.mark.parametrize("task_name", sorted(TASKS))
+def test_export_is_nonempty_keyed_and_ordered(task_name: str, exports: dict[str, Path]) -> None:
+    task = TASKS[task_name]
+    rows = _rows(exports[task_name])
+    assert rows[0] == list(task.required_columns)
+    body = rows[1:]
+    assert body, f"{task_name}: empty reference"
+    key_idx = [rows[0].index(k) for k in task.key_columns]
+    keys = [tuple(r[i] for i in key_idx) for r in body]
+    assert all(all(part != "" for part in key) for key in keys), "NULL in a key column"
+    assert len(set(keys)) == len(keys), f"{task_name}: duplicate reference keys"
+    manifest = json.loads(manifest_path(exports[task_name]).read_text())
+    assert manifest["row_count"] == len(body)
+    assert manifest["columns"] == list(task.required_columns)
+    assert manifest["sorted_by"] == list(task.key_columns)
+    assert manifest["model"] == task.reference_model
+    assert len(manifest["compiled_sql_sha256"]) == 64 and len(manifest["source_db_sha256"]) == 64
+
+
+def test_twins_export_identical_files(exports: dict[str, Path]) -> None:
+    by_reference: dict[tuple[str, tuple[str, ...]], list[Task]] = defaultdict(list)
+    for task in TASKS.values():
+        by_reference[(task.reference_model, task.required_columns)].append(task)
+    twins = [group for group in by_reference.values() if len(group) > 1]
+    assert twins, "expected raw/standard twins sharing a reference"
+    for group in twins:
+        first = exports[group[0].name].read_bytes()
+        for other in group[1:]:
+            assert exports[other.name].read_bytes() == first, f"{group[0].name} != {other.name}"
+
+
+def test_cli_export_matches_library(data_dir: Path, exports: dict[str, Path], tmp_path: Path) -> None:
+    task_name = "mimic-sofa-24h"
+    out = tmp_path / "sofa.csv"
+    result = CliRunner().invoke(app, ["reference", "export", task_name, "--data-dir", str(data_dir),
+                                      "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert out.read_bytes() == exports[task_name].read_bytes()
+    assert manifest_path(out).exists()
+
+
+def test_cli_export_without_build_fails_clearly(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["reference", "export", "mimic-sofa-24h", "--data-dir", str(tmp_path),
+                                      "--out", str(tmp_path / "x.csv")])
+    assert result.exit_code == 1
+    assert "reference build" in result.output
+
+
+def test_two_builds_export_identical_bytes(exports: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> None:
+    second = _build_data_dir(tmp_path_factory.mktemp("refs_again"))
+    for name, first in exports.items():
+        again = export(name, second, second / "exports" / f"{name}.csv")
+        assert again.read_bytes() == first.read_bytes(), f"{name}: exports differ between builds"
+
+
+@pytest.fixture(scope="module")
+def original_databases(data_dir: Path) -> tuple[Path, Path]:
+    if not original.mirror_available():
+        pytest.skip(f"original M4Bench repository mirror not found at {original.ORIGINAL_REPO} "
+                    "(set M4_ORIGINAL_REPO to a clone of hannesill/m4)")
+    work = data_dir / "original"
+    mimic = original.materialize_m4_derived(data_dir / "pristine" / "mimic_iv.duckdb", work / "mimic_iv.duckdb")
+    eicu = work / "eicu.duckdb"
+    shutil.copyfile(data_dir / "pristine" / "eicu.duckdb", eicu)
+    return mimic, eicu
+
+
+@pytest.mark.parametrize("task_name", sorted(TASKS))
+def test_reference_scores_one_against_original(
+    task_name: str, exports: dict[str, Path], original_databases: tuple[Path, Path], data_dir: Path
+) -> None:
+    mimic, eicu = original_databases
+    alias = original.ground_truth_alias(task_name)
+    truth_csv = data_dir / "original" / "ground_truth" / f"{task_name}.csv"
+    truth = original.run_ground_truth(original.ground_truth_database(task_name, mimic, eicu), alias,
+                                      task_name, truth_csv)
+    assert len(truth) > 0, f"{task_name}: the original ground truth is empty on the synthetic data"
+    reward, results = original.score(task_name, exports[task_name], truth_csv)
+    failing = {c: (r["match_rate"], r["mismatched_examples"][:3]) for c, r in results.items()
+               if c != "__meta__" and r["match_rate"] < 1.0}
+    assert reward == 1.0, f"{task_name}: reward {reward}; {failing}; meta {results['__meta__']}"
