@@ -48,6 +48,7 @@ def _run_loader(dataset: str, src: str, data_dir: str, out: mp.Queue) -> None:
 def _run_bare(dataset: str, src: str, db_path: str, out: mp.Queue) -> None:
     started = time.perf_counter()
     con = duckdb.connect(db_path)
+    con.execute("SET enable_progress_bar = false")
     for table in tables(dataset).values():
         con.execute(f"CREATE SCHEMA IF NOT EXISTS {table.schema}")
         path = Path(src) / f"{table.file_stem}.csv.gz"

@@ -4,6 +4,7 @@
     m4agent data synth|load|download   populate the source databases
     m4agent reference build            dbt build of mimiciv_derived and the references
     m4agent tasks list|show            the 28 benchmark tasks
+    m4agent grade TASK OUTPUT.csv      score an agent's CSV (or --results-root DIR for a campaign)
 """
 
 from __future__ import annotations
@@ -201,6 +202,32 @@ def tasks_show(task: Annotated[str, typer.Argument(help="Task name, e.g. mimic-s
     out.print(facts)
     out.rule("instruction")
     out.print(Markdown(found.instruction))
+
+
+@app.command("grade")
+def grade(
+    task: Annotated[str | None, typer.Argument(help="Task name, e.g. mimic-sofa-24h.", show_default=False)] = None,
+    output: Annotated[Path | None, typer.Argument(help="The agent's output CSV.", show_default=False)] = None,
+    data_dir: DataDir = None,
+    results_root: Annotated[Path | None, typer.Option(
+        "--results-root", help="Grade every <run>/output.csv + <run>/run.json under DIR in one pass; "
+        "writes <run>/result.json.", show_default=False)] = None,
+    force: Annotated[bool, typer.Option("--force", help="Regrade runs that already have a result.json.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object (or one per line "
+                                          "with --results-root) instead of a summary.")] = False,
+    expectations: Annotated[bool, typer.Option("--expectations", help="Also validate the strict checks "
+                                               "with the Great Expectations suites (slower).")] = False,
+    tasks_dir: Annotated[Path | None, typer.Option("--tasks-dir", help="Folder of task definitions "
+                                                   "(default: the built-in tasks).", show_default=False)] = None,
+) -> None:
+    """Grade agent output against a task's reference with M4Bench's rules (dbt models, one pass)."""
+    from m4agent.grading.cli import run_grade
+
+    try:
+        run_grade(task, output, resolve_data_dir(data_dir), results_root, force, as_json, expectations,
+                  tasks_dir)
+    except M4AgentError as exc:
+        _fail(exc)
 
 
 @app.command("quickstart")

@@ -203,8 +203,8 @@ def _explain(exc: duckdb.Error, source: SourceFile) -> str:
     if "gzip" in first.lower() or "zlib" in first.lower() or "inflate" in first.lower():
         return (f"{source.path}: the gzip stream is truncated or corrupt ({first}); "
                 "re-download this file and check it against SHA256SUMS.txt")
-    return (f"{source.path}: cannot be loaded into {source.table.qualified} ({first}); "
-            "use the unmodified file from PhysioNet")
+    return (f"{source.path}: cannot be loaded into {source.table.qualified} ({first}); the file is damaged "
+            "or not PhysioNet's: re-download it and check it against SHA256SUMS.txt")
 
 
 def _remove_partial(partial: Path) -> None:
@@ -214,26 +214,33 @@ def _remove_partial(partial: Path) -> None:
 
 
 def _run_with_progress(con: duckdb.DuckDBPyConnection, sql: str, progress: Progress, task_id: int) -> None:
-    """Run ``sql`` on a worker thread while the bar follows DuckDB's query progress."""
+    """Run ``sql`` on a worker thread while the bar follows DuckDB's query progress.
+
+    Completion is signalled with an Event rather than ``Thread.join``: a join cut
+    short by Ctrl-C can report a still-running thread as finished, and the
+    connection must be idle before it is closed and the partial file removed.
+    """
     failure: list[BaseException] = []
+    done = threading.Event()
 
     def work() -> None:
         try:
             con.execute(sql)
         except BaseException as exc:  # re-raised on the caller's thread
             failure.append(exc)
+        finally:
+            done.set()
 
-    worker = threading.Thread(target=work, daemon=True)
-    worker.start()
+    threading.Thread(target=work, daemon=True).start()
     try:
-        while worker.is_alive():
-            worker.join(0.25)
+        while not done.wait(0.25):
             percent = con.query_progress()
             if percent >= 0:
                 progress.update(task_id, completed=percent)
     except BaseException:
         con.interrupt()
-        worker.join()
+        while not done.wait(0.1):
+            con.interrupt()
         raise
     if failure:
         raise failure[0]

@@ -6,9 +6,10 @@ or of the attached eICU database for eICU tasks), keeps the task's required
 columns in the task's order, sorts by the key columns, and writes:
 
 - ``out`` (CSV): header row, ``\\n`` line ends, minimal quoting; timestamps as
-  ``YYYY-MM-DD HH:MM:SS``, dates as ``YYYY-MM-DD``; integers as digits; floats
-  at 15 significant digits written in their shortest round-trip form (so
-  ``0.1 + 0.2`` is ``0.3``, ``6.0`` stays ``6.0``); an empty cell for NULL
+  ``YYYY-MM-DD HH:MM:SS`` (with ``.ffffff`` on every cell of a column in which any
+  timestamp has a sub-second part), dates as ``YYYY-MM-DD``; integers as digits; floats
+  rounded to 15 significant digits and written in their shortest round-trip
+  form (``6.0``, ``0.123``, ``0.1 + 0.2`` as ``0.3``); an empty cell for NULL
   (and NaN). The same database gives the same bytes, and a raw task and its
   standard twin give the same file.
 - ``out`` with suffix ``.manifest.json``: task, model, relation, SHA-256 of the
@@ -36,6 +37,9 @@ from m4agent.paths import database_path, resolve_data_dir
 from m4agent.registry import Task, load_task
 
 MANIFEST_SUFFIX = ".manifest.json"
+# Floats are written at 15 significant digits: below every grading tolerance (the
+# smallest is 0.01; no task grades a float column exactly) and above the last-digit
+# noise of parallel floating-point sums, so two builds write the same bytes.
 _SIGNIFICANT_DIGITS = 15
 
 
@@ -59,8 +63,13 @@ def manifest_path(out: Path) -> Path:
     return out.with_suffix(MANIFEST_SUFFIX)
 
 
-def format_value(value: object) -> str:
-    """One CSV cell, deterministic across runs and platforms."""
+def format_value(value: object, fractional_seconds: bool = False) -> str:
+    """One CSV cell, deterministic across runs and platforms.
+
+    Timestamps carry six fractional digits only when ``fractional_seconds`` (set for a
+    whole column when any of its timestamps has a sub-second part, so every cell of a
+    column has one format, as pandas writes it).
+    """
     if value is None:
         return ""
     if isinstance(value, bool):
@@ -79,7 +88,7 @@ def format_value(value: object) -> str:
         return format_value(float(value))
     if isinstance(value, dt.datetime):
         text = value.strftime("%Y-%m-%d %H:%M:%S")
-        return f"{text}.{value.microsecond:06d}" if value.microsecond else text
+        return f"{text}.{value.microsecond:06d}" if fractional_seconds else text
     if isinstance(value, dt.date):
         return value.strftime("%Y-%m-%d")
     if isinstance(value, dt.timedelta):
@@ -201,8 +210,12 @@ def export(task_name: str, data_dir: Path | str | None, out: Path) -> Path:
     with out.open("w", newline="", encoding="utf-8") as handle:
         writer = csv.writer(handle, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
         writer.writerow(task.required_columns)
+        fractional = [
+            any(isinstance(row[i], dt.datetime) and row[i].microsecond for row in rows)
+            for i in range(len(task.required_columns))
+        ]
         for row in rows:
-            writer.writerow([format_value(v) for v in row])
+            writer.writerow([format_value(v, f) for v, f in zip(row, fractional, strict=True)])
 
     manifest = {
         "version": 1,

@@ -275,24 +275,32 @@ load("mimic-iv", Path(sys.argv[1]), Path(sys.argv[2]))
 """
 
 
+@pytest.fixture(scope="module")
+def big_mimic_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A MIMIC-IV folder whose chartevents takes seconds to load, long enough to be interrupted."""
+    root = tmp_path_factory.mktemp("big")
+    return write_tiny_folder("mimic-iv", root / "src", root, extra_chartevents=2_000_000)
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGKILL], ids=["interrupt", "kill"])
-def test_interrupted_load_leaves_nothing_that_looks_complete(how, tmp_path: Path) -> None:
-    src = write_tiny_folder("mimic-iv", tmp_path / "src", tmp_path, extra_chartevents=3_000_000)
+@pytest.mark.parametrize("how", [signal.SIGINT, signal.SIGKILL], ids=["ctrl-c", "kill"])
+def test_interrupted_load_leaves_nothing_that_looks_complete(how, big_mimic_folder: Path, tmp_path: Path) -> None:
     data = tmp_path / "data"
-    child = subprocess.Popen([sys.executable, "-c", _LOAD_SCRIPT, str(src), str(data)],
+    child = subprocess.Popen([sys.executable, "-c", _LOAD_SCRIPT, str(big_mimic_folder), str(data)],
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     partial = data / "mimic_iv.duckdb.partial"
     deadline = time.monotonic() + 60
     while not partial.exists() and child.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
-    time.sleep(0.5)  # well inside the chartevents insert
+    time.sleep(1.0)  # past the small tables, inside the chartevents insert
     assert child.poll() is None, "the load finished before it could be interrupted; enlarge the fixture"
     child.send_signal(how)
     child.wait(timeout=60)
+    assert child.returncode != 0
     assert not (data / "mimic_iv.duckdb").exists()
     if how == signal.SIGINT:
-        assert _leftovers(data) == []  # cleaned up on the way out
-    # Whatever a killed load left is only ever a .partial, and the next load clears it.
-    db = load("mimic-iv", src, data)
-    assert db.exists() and _leftovers(data) == []
+        assert _leftovers(data) == []  # Ctrl-C cleans up on the way out
+    else:
+        # A killed load can only leave a .partial, never the real name; the next load clears it.
+        db = load("mimic-iv", big_mimic_folder, data)
+        assert db.exists() and _leftovers(data) == []

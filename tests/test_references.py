@@ -79,10 +79,11 @@ def test_format_rules() -> None:
     assert format_value(None) == ""
     assert format_value(float("nan")) == ""
     assert format_value(0.1 + 0.2) == "0.3"
-    assert format_value(6.0) == "6.0"
     assert format_value(1 / 3) == "0.333333333333333"
+    assert format_value(6.0) == "6.0"
     assert format_value(decimal.Decimal("0.123")) == "0.123"
     assert format_value(dt.datetime(2150, 1, 2, 3, 4, 5)) == "2150-01-02 03:04:05"
+    assert format_value(dt.datetime(2150, 1, 2, 3, 4, 5), fractional_seconds=True) == "2150-01-02 03:04:05.000000"
     assert format_value(dt.date(2150, 1, 2)) == "2150-01-02"
     assert format_value("None") == "None"
 
@@ -104,6 +105,21 @@ def test_export_is_nonempty_keyed_and_ordered(task_name: str, exports: dict[str,
     assert manifest["sorted_by"] == list(task.key_columns)
     assert manifest["model"] == task.reference_model
     assert len(manifest["compiled_sql_sha256"]) == 64 and len(manifest["source_db_sha256"]) == 64
+
+
+@pytest.mark.parametrize("task_name", sorted(TASKS))
+def test_float_rounding_is_within_tolerance(task_name: str, exports: dict[str, Path]) -> None:
+    """Floats are written at 15 significant digits; that is exact enough only because no
+    scored column holding fractional numbers is graded with tolerance 0."""
+    task = TASKS[task_name]
+    rows = _rows(exports[task_name])
+    for column in task.scored_columns:
+        if task.tolerance.get(column, 0) > 0:
+            continue
+        idx = rows[0].index(column)
+        fractional = [r[idx] for r in rows[1:] if "." in r[idx] and not r[idx].endswith(".0")
+                      and r[idx].replace(".", "", 1).lstrip("-").isdigit()]
+        assert fractional == [], f"{task_name}.{column} is graded exactly but holds fractions"
 
 
 def test_twins_export_identical_files(exports: dict[str, Path]) -> None:

@@ -105,7 +105,7 @@ def _failing_runs(con: duckdb.DuckDBPyConnection) -> set[str]:
 def _collect(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str]) -> dict[str, dict[str, Any]]:
     wanted = list(run_ids)
     columns = [
-        "run_id", "task", "file_exists", "read_error", "comparison_error", "reward", "strict_pass",
+        "run_id", "task", "file_exists", "read_error", "comparison_error", "reward",
         "key_precision", "key_recall", "key_f1", "agent_rows", "agent_unique_keys", "extra_keys",
         "duplicate_rows", "truth_rows",
     ]
@@ -136,7 +136,6 @@ def _collect(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str]) -> dict[str
             "reward": float(record["reward"]),
             "match_rates": rates.get(run_id, {}) if record["file_exists"] else {},
             "strict_pass": run_id not in failing,
-            "strict_pass_model": bool(record["strict_pass"]),
             "checks": checks.get(run_id, []),
             "key_precision": float(record["key_precision"]),
             "key_recall": float(record["key_recall"]),

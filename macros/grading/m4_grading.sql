@@ -29,12 +29,12 @@
 
 {#- The timestamp shapes pandas parses with an inferred ISO format. -#}
 {% macro m4_is_timestamp_signature(signature) -%}
-    regexp_full_match({{ signature }}, 'd-d-d([ T]d:d(:d(\.d)?)?)?(Z|[+-]d:?d|[+-]d)?')
+    regexp_full_match({{ signature }}, 'd-d-d([ T]d:d(:d(\.d)?)?(Z|[+-]d(:d)?)?)?')
 {%- endmacro %}
 
 {#- Whether a timestamp text carries a time zone (pandas makes it tz-aware). -#}
 {% macro m4_has_time_zone(signature) -%}
-    regexp_matches({{ signature }}, '(Z|[+-]d:?d|d[+-]d)$')
+    regexp_matches({{ signature }}, 'd:d(:d)?(\.d)?(Z|[+-]d(:d)?)$')
 {%- endmacro %}
 
 {#- Parse a timestamp text (UTC for tz-aware values); NULL when it does not parse. -#}

@@ -28,6 +28,9 @@ _VALUE_FROM_NUM = (
 )
 
 
+_ARROW_INT = {"INTEGER": pa.int32(), "SMALLINT": pa.int16(), "BIGINT": pa.int64()}
+
+
 def _kind(duck_type: str) -> str:
     if duck_type in _INT_TYPES:
         return "int"
@@ -44,6 +47,7 @@ class TableBuffer:
     def __init__(self, table: Table, value_from_valuenum: bool = False) -> None:
         self.table = table
         self.kinds = {c.name: _kind(c.type) for c in table.columns}
+        self.types = {c.name: c.type for c in table.columns}
         self.value_from_valuenum = value_from_valuenum
         self.blocks: list[tuple[int, dict[str, Any]]] = []
         self.rows = 0
@@ -90,7 +94,13 @@ class TableBuffer:
             return pa.array(out, type=pa.string(), from_pandas=True)
         if kind == "float":
             return pa.array(out, type=pa.float64(), from_pandas=True)
-        return pa.array(out, mask=~valid, type=pa.int64())
+        arr = pa.array(out, mask=~valid, type=pa.int64())
+        duck_type = self.types[name]
+        if duck_type == "TIMESTAMP":
+            return arr.cast(pa.timestamp("us"))
+        if duck_type == "DATE":
+            return pa.array(out // 86_400_000_000, mask=~valid, type=pa.int32()).cast(pa.date32())
+        return arr.cast(_ARROW_INT[duck_type])
 
     def flush(self, con: duckdb.DuckDBPyConnection) -> int:
         """Append the buffered rows to the table and empty the buffer."""
@@ -105,12 +115,8 @@ class TableBuffer:
                 exprs.append(fmt)
             elif col.name not in present:
                 exprs.append(f"CAST(NULL AS {col.type})")
-            elif col.type == "TIMESTAMP":
-                exprs.append(f"make_timestamp(\"{col.name}\")")
-            elif col.type == "DATE":
-                exprs.append(f"CAST(make_timestamp(\"{col.name}\") AS DATE)")
             else:
-                exprs.append(f"CAST(\"{col.name}\" AS {col.type})")
+                exprs.append(f'"{col.name}"')
         con.register("synth_block", arrow)
         try:
             con.execute(f"INSERT INTO {self.table.qualified} SELECT {', '.join(exprs)} FROM synth_block")

@@ -18,7 +18,7 @@ import numpy as np
 
 from m4agent.synth.mimic_iv import catalog as cat
 from m4agent.synth.mimic_iv.buffers import TableBuffer
-from m4agent.synth.mimic_iv.scenarios import Scenario, organ_levels, scenario_for
+from m4agent.synth.mimic_iv.scenarios import organ_levels, scenario_for
 
 MIN = 60_000_000
 HOUR = 60 * MIN
@@ -110,6 +110,7 @@ class PatientFactory:
         self.transfer_slot = 0
         self.base_cr = 0.8
         self.lab_queue: dict[str, list] = {k: [] for k in _LAB_QUEUE}
+        self.chart_queue: dict[str, list] = {k: [] for k in _CHART_QUEUE}
         rng = self.rng
         subject_id = self._id(SUBJECT_RANGE[0], self.subject_step, index)
         gender = "F" if rng.random() < 0.45 else "M"
@@ -296,38 +297,49 @@ class PatientFactory:
     def _lab_panel(self, hadm_id: int | None, t: int, items: list[int], values: list[float | None],
                    texts: list[str | None] | None = None, priority: str = "STAT") -> None:
         """Queue one specimen's results; written per patient by ``_flush_labs``."""
-        n = len(items)
-        if n == 0:
+        vals = np.array([[np.nan if v is None else v for v in values]], dtype=float)
+        self._lab_series(hadm_id, np.array([t], dtype=np.int64), items, vals, texts, priority)
+
+    def _lab_series(self, hadm_id: int | None, times: np.ndarray, items: list[int], values: np.ndarray,
+                    texts: list[str | None] | None = None, priority: str = "STAT") -> None:
+        """Queue one specimen per time with the same items; ``values`` is (times x items), NaN = not drawn."""
+        k, m = values.shape
+        if k == 0 or m == 0:
             return
+        flat = values.ravel()
+        keep = ~np.isnan(flat)
+        if texts is not None:
+            keep |= np.tile(np.array([x is not None for x in texts]), k)
+        first = self._next("specimen_id", k)
         q = self.lab_queue
-        q["itemid"].extend(items)
-        q["valuenum"].extend(np.nan if v is None else v for v in values)
-        q["value"].extend(texts if texts is not None else [None] * n)
-        q["hadm_id"].extend([np.nan if hadm_id is None else hadm_id] * n)
-        q["specimen_id"].extend([self._next("specimen_id")] * n)
-        q["charttime"].extend([t] * n)
-        q["priority"].extend([priority] * n)
+        q["itemid"].append(np.tile(np.asarray(items, dtype=np.int64), k)[keep])
+        q["valuenum"].append(flat[keep])
+        q["value"].append(np.tile(np.array(texts if texts is not None else [None] * m, dtype=object), k)[keep])
+        q["hadm_id"].append(np.full(int(keep.sum()), np.nan if hadm_id is None else float(hadm_id)))
+        q["specimen_id"].append(np.repeat(np.arange(first, first + k, dtype=np.int64), m)[keep])
+        q["charttime"].append(np.repeat(np.asarray(times, dtype=np.int64), m)[keep])
+        q["priority"].append(np.full(int(keep.sum()), priority, dtype=object))
 
     def _flush_labs(self) -> None:
         q = self.lab_queue
-        n = len(q["itemid"])
-        if n:
-            itemid = np.array(q["itemid"], dtype=np.int64)
-            valuenum = np.array(q["valuenum"], dtype=float)
+        if q["itemid"]:
+            itemid = np.concatenate(q["itemid"])
+            n = itemid.size
+            valuenum = np.concatenate(q["valuenum"])
             idx = np.searchsorted(_LAB_IDS, itemid).clip(0, _LAB_IDS.size - 1)
             known = _LAB_IDS[idx] == itemid
             lower = np.where(known, _LAB_LOWER[idx], np.nan)
             upper = np.where(known, _LAB_UPPER[idx], np.nan)
             flag = np.where((valuenum < lower) | (valuenum > upper), "abnormal", None).astype(object)
-            charttime = np.array(q["charttime"], dtype=np.int64)
+            charttime = np.concatenate(q["charttime"])
             first = self._next("labevent_id", n)
             self.b["labevents"].add(
                 n, labevent_id=np.arange(first, first + n), subject_id=self.subject_id,
-                hadm_id=np.array(q["hadm_id"], dtype=float), specimen_id=np.array(q["specimen_id"], dtype=np.int64),
+                hadm_id=np.concatenate(q["hadm_id"]), specimen_id=np.concatenate(q["specimen_id"]),
                 itemid=itemid, charttime=charttime, storetime=charttime + self.rng.integers(20, 180, n) * MIN,
-                value=np.array(q["value"], dtype=object), valuenum=valuenum,
+                value=np.concatenate(q["value"]), valuenum=valuenum,
                 valueuom=np.where(known, _LAB_UOM[idx], None).astype(object), ref_range_lower=lower,
-                ref_range_upper=upper, flag=flag, priority=np.array(q["priority"], dtype=object))
+                ref_range_upper=upper, flag=flag, priority=np.concatenate(q["priority"]))
         self.lab_queue = {k: [] for k in _LAB_QUEUE}
 
     def _lab_profile(self, levels: dict[str, int]) -> dict[str, float]:
@@ -515,19 +527,35 @@ class PatientFactory:
             self.urine(st, missing_weight="weight" in missing)
         self.infusions(st)
         self.procedures(st)
+        self._flush_chart(st)
 
     # -- chartevents helpers ---------------------------------------------------
     def _chart(self, st: IcuStay, itemid: int, times: np.ndarray, valuenum: np.ndarray | float | None = None,
                value: np.ndarray | str | None = None, uom: str | None = None) -> None:
+        """Queue chart rows of one item; written per stay by ``_flush_chart``."""
         times = np.asarray(times, dtype=np.int64)
         n = times.size
         if n == 0:
             return
-        store = times + self.rng.integers(1, 90, n) * MIN
-        self.b["chartevents"].add(
-            n, subject_id=st.subject_id, hadm_id=st.hadm_id, stay_id=st.stay_id,
-            caregiver_id=self.rng.integers(10000, 99999, n), charttime=times, storetime=store, itemid=itemid,
-            value=value, valuenum=valuenum, valueuom=uom, warning=0)
+        q = self.chart_queue
+        q["charttime"].append(times)
+        q["itemid"].append(np.full(n, itemid, dtype=np.int64))
+        q["valuenum"].append(np.full(n, np.nan) if valuenum is None else np.broadcast_to(np.asarray(valuenum, dtype=float), n))
+        q["value"].append(np.full(n, None, dtype=object) if value is None else np.broadcast_to(np.asarray(value, dtype=object), n))
+        q["valueuom"].append(np.full(n, uom, dtype=object))
+
+    def _flush_chart(self, st: IcuStay) -> None:
+        q = self.chart_queue
+        if q["charttime"]:
+            times = np.concatenate(q["charttime"])
+            n = times.size
+            self.b["chartevents"].add(
+                n, subject_id=st.subject_id, hadm_id=st.hadm_id, stay_id=st.stay_id,
+                caregiver_id=self.rng.integers(10000, 99999, n), charttime=times,
+                storetime=times + self.rng.integers(1, 90, n) * MIN, itemid=np.concatenate(q["itemid"]),
+                value=np.concatenate(q["value"]), valuenum=np.concatenate(q["valuenum"]),
+                valueuom=np.concatenate(q["valueuom"]), warning=0)
+        self.chart_queue = {k: [] for k in _CHART_QUEUE}
 
     def _grid(self, st: IcuStay, step_h: float, start_h: float = 0.0, end: int | None = None) -> np.ndarray:
         end = st.outtime if end is None else end
@@ -779,7 +807,7 @@ class PatientFactory:
 
     # -- labs during the ICU stay ---------------------------------------------
     def icu_labs(self, st: IcuStay) -> None:
-        rng, scen, g = self.rng, self.scen, self.grade
+        rng, scen = self.rng, self.scen
         lv = st.levels
         p = self._lab_profile(lv)
         start = st.intime - self._minutes(60, 240)
@@ -793,42 +821,44 @@ class PatientFactory:
         worst = int(first_day[int(rng.integers(0, first_day.size))]) if st.first else -1
         base_cr = getattr(self, "base_cr", 0.8)
         creat = self._creatinine_course(st, times_a, base_cr, worst)
+        n = times_a.size
         plt_band = PLATELET_BANDS[lv.get("coag", 0)]
         bili_band = BILI_BANDS[lv.get("liver", 0)]
-        for k, t in enumerate(times):
-            worst_here = k == worst
-            noise = lambda x, s=0.05: float(x * rng.normal(1, s))  # noqa: E731
-            plt = rng.uniform(*plt_band) if worst_here else rng.uniform(plt_band[1], plt_band[1] * 1.4 + 20)
-            if not st.first:
-                plt = rng.uniform(160, 300)
-            wbc = noise(p["wbc"], 0.1)
-            chem_items = [50912, 51006, 50983, 50971, 50882, 50902, 50868, 50931, 50893]
-            chem_vals = [creat[k], round(noise(p["bun"])), round(noise(p["na"], 0.01)), round(noise(p["k"], 0.04), 1),
-                         round(noise(p["hco3"], 0.04)), round(rng.uniform(96, 110)), round(rng.uniform(8, 20)),
-                         round(noise(p["glucose"], 0.1)), round(rng.uniform(7.8, 9.8), 1)]
-            if k in (0, 2):
-                chem_items.append(50862)
-                chem_vals.append(round(noise(p["albumin"]), 1))
-            self._lab_panel(st.hadm_id, int(t), chem_items, chem_vals)
-            cbc_items = [51265, 51301, 51222, 51221, 51248, 51249, 51250, 51279, 51277]
-            cbc_vals = [round(plt), round(wbc, 1), round(noise(p["hct"]) / 3, 1), round(noise(p["hct"]), 1),
-                        round(rng.uniform(27, 33), 1), round(rng.uniform(31, 35), 1), round(rng.uniform(82, 98)),
-                        round(rng.uniform(2.8, 4.8), 2), round(rng.uniform(12, 17), 1)]
-            self._lab_panel(st.hadm_id, int(t) + 2 * MIN, cbc_items, cbc_vals)
-            if k == 0:
-                self._lab_panel(st.hadm_id, int(t) + 2 * MIN, [51144, 51146, 51200, 51244, 51254, 51256],
-                                [float(rng.integers(0, 12)), 0.3, 1.1, round(rng.uniform(5, 30), 1), 6.0,
-                                 round(rng.uniform(60, 88), 1)])
-            if k % 2 == 0 or worst_here:
-                bili = rng.uniform(*bili_band) if worst_here else rng.uniform(bili_band[0] * 0.6, bili_band[0])
-                if not st.first:
-                    bili = rng.uniform(0.3, 1.0)
-                inr = noise(p["inr"], 0.05)
-                self._lab_panel(st.hadm_id, int(t) + 3 * MIN, [51237, 51274, 51275],
-                                [round(inr, 1), round(inr * 11.5, 1), round(rng.uniform(26, 48), 1)])
-                self._lab_panel(st.hadm_id, int(t) + 3 * MIN, [50885, 50861, 50878, 50863],
-                                [round(bili, 1), round(rng.uniform(10, 300)), round(rng.uniform(12, 400)),
-                                 round(rng.uniform(40, 250))])
+        is_worst = np.arange(n) == worst
+        plt = np.where(is_worst, rng.uniform(*plt_band, n), rng.uniform(plt_band[1], plt_band[1] * 1.4 + 20, n))
+        bili = np.where(is_worst, rng.uniform(*bili_band, n), rng.uniform(bili_band[0] * 0.6, bili_band[0], n))
+        if not st.first:
+            plt, bili = rng.uniform(160, 300, n), rng.uniform(0.3, 1.0, n)
+
+        def around(x: float, spread: float) -> np.ndarray:
+            return x * rng.normal(1, spread, n)
+
+        hct = around(p["hct"], 0.05)
+        chem = np.column_stack([
+            creat, np.round(around(p["bun"], 0.05)), np.round(around(p["na"], 0.01)), np.round(around(p["k"], 0.04), 1),
+            np.round(around(p["hco3"], 0.04)), np.round(rng.uniform(96, 110, n)), np.round(rng.uniform(8, 20, n)),
+            np.round(around(p["glucose"], 0.1)), np.round(rng.uniform(7.8, 9.8, n), 1),
+            np.round(around(p["albumin"], 0.05), 1)])
+        chem_items = [50912, 51006, 50983, 50971, 50882, 50902, 50868, 50931, 50893, 50862]
+        chem[np.arange(n) % 2 == 1, -1] = np.nan  # albumin on every other draw
+        self._lab_series(st.hadm_id, times_a, chem_items, chem)
+        cbc = np.column_stack([
+            np.round(plt), np.round(around(p["wbc"], 0.1), 1), np.round(hct / 3, 1), np.round(hct, 1),
+            np.round(rng.uniform(27, 33, n), 1), np.round(rng.uniform(31, 35, n), 1), np.round(rng.uniform(82, 98, n)),
+            np.round(rng.uniform(2.8, 4.8, n), 2), np.round(rng.uniform(12, 17, n), 1)])
+        self._lab_series(st.hadm_id, times_a + 2 * MIN, [51265, 51301, 51222, 51221, 51248, 51249, 51250, 51279, 51277],
+                         cbc)
+        self._lab_panel(st.hadm_id, int(times_a[0]) + 2 * MIN, [51144, 51146, 51200, 51244, 51254, 51256],
+                        [float(rng.integers(0, 12)), 0.3, 1.1, round(rng.uniform(5, 30), 1), 6.0,
+                         round(rng.uniform(60, 88), 1)])
+        liver_draw = (np.arange(n) % 2 == 0) | is_worst  # coagulation and liver panels daily
+        k = int(liver_draw.sum())
+        inr = around(p["inr"], 0.05)[liver_draw]
+        self._lab_series(st.hadm_id, times_a[liver_draw] + 3 * MIN, [51237, 51274, 51275],
+                         np.column_stack([np.round(inr, 1), np.round(inr * 11.5, 1), np.round(rng.uniform(26, 48, k), 1)]))
+        self._lab_series(st.hadm_id, times_a[liver_draw] + 3 * MIN, [50885, 50861, 50878, 50863],
+                         np.column_stack([np.round(bili[liver_draw], 1), np.round(rng.uniform(10, 300, k)),
+                                          np.round(rng.uniform(12, 400, k)), np.round(rng.uniform(40, 250, k))]))
         if st.first and self.scen.name == "sepsis_shock":
             self._lab_panel(st.hadm_id, int(times[0]) + 5 * MIN, [50889, 51003], [round(rng.uniform(50, 250), 1), 0.04])
         if scen.gas or lv.get("resp", 0) > 0:
@@ -1090,6 +1120,7 @@ class PatientFactory:
                 originalamount=value, originalrate=0.0)
 
 
+_CHART_QUEUE = ("charttime", "itemid", "valuenum", "value", "valueuom")
 _LAB_QUEUE = ("itemid", "valuenum", "value", "hadm_id", "specimen_id", "charttime", "priority")
 _LAB_IDS = np.array(sorted(cat.LAB_UNITS), dtype=np.int64)
 _LAB_UOM = np.array([cat.LAB_UNITS[i][0] for i in _LAB_IDS], dtype=object)

@@ -39,6 +39,8 @@ def write_database(
         raise M4AgentError(f"{path} already exists; remove it or synthesize into another data directory")
     if patients < 1:
         raise M4AgentError("--patients must be at least 1")
+    if seed < 0:
+        raise M4AgentError("--seed must be a non-negative integer")
     con = duckdb.connect(str(path))
     try:
         for schema in sorted({t.schema for t in MIMIC_IV.values()}):

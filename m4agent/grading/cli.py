@@ -1,0 +1,78 @@
+"""What ``m4agent grade`` does with its arguments: choose single or campaign mode, print."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from m4agent.errors import M4AgentError
+from m4agent.grading.grade import grade_file, grade_results_root
+from m4agent.registry import TASKS_DIR, all_tasks
+
+console = Console(stderr=True)
+
+
+def _with_expectations(result: dict[str, Any], data_dir: Path, tasks_dir: Path) -> dict[str, Any]:
+    from m4agent.grading.expectations import validate_runs
+
+    task = all_tasks(tasks_dir)[result["task"]]
+    verdict = validate_runs(data_dir, [(result["run_id"], task)])[result["run_id"]]
+    return {**result, "expectations_pass": verdict["passed"], "expectations_failed": verdict["failed"]}
+
+
+def print_summary(result: dict[str, Any], out: Console) -> None:
+    """A human-readable summary of one result."""
+    verdict = "[green]strict pass[/]" if result["strict_pass"] else "[red]strict fail[/]"
+    out.print(f"[bold]{escape(str(result['task']))}[/] run {escape(result['run_id'])}: "
+              f"reward [bold]{result['reward']:.6f}[/], {verdict}")
+    out.print(f"keys: precision {result['key_precision']:.4f}, recall {result['key_recall']:.4f}, "
+              f"F1 {result['key_f1']:.4f}; agent rows {result['agent_rows']}, unique keys "
+              f"{result['agent_unique_keys']}, extra {result['extra_keys']}, duplicates "
+              f"{result['duplicate_rows']}; truth rows {result['truth_rows']}")
+    if result["match_rates"]:
+        table = Table("column", "match rate", box=None)
+        for column, rate in result["match_rates"].items():
+            table.add_row(column, f"{rate:.6f}")
+        out.print(table)
+    for check in result["checks"]:
+        if not check["passed"]:
+            out.print(f"[red]failed[/] {escape(check['name'])}: {escape(check['detail'])}", soft_wrap=True)
+    for error in result["errors"]:
+        out.print(f"[red]error[/] {escape(error)}", soft_wrap=True)
+    if "expectations_pass" in result:
+        agree = "agree" if result["expectations_pass"] == result["strict_pass"] else "DISAGREE"
+        out.print(f"Great Expectations: {'pass' if result['expectations_pass'] else 'fail'} ({agree})")
+
+
+def run_grade(task: str | None, output: Path | None, data_dir: Path, results_root: Path | None,
+              force: bool, as_json: bool, expectations: bool, tasks_dir: Path | None = None) -> None:
+    tasks_dir = tasks_dir.resolve() if tasks_dir else TASKS_DIR
+    stdout = Console(soft_wrap=True)
+    if results_root is not None:
+        if task or output:
+            raise M4AgentError("give either TASK OUTPUT.csv or --results-root DIR, not both")
+        results = grade_results_root(results_root, data_dir, force=force, tasks_dir=tasks_dir)
+        for result in results.values():
+            if as_json:
+                sys.stdout.write(json.dumps(result) + "\n")
+        if not as_json:
+            passed = sum(r["strict_pass"] for r in results.values())
+            mean = sum(r["reward"] for r in results.values()) / len(results) if results else 0.0
+            stdout.print(f"graded {len(results)} runs under {escape(str(results_root))}: mean reward "
+                         f"{mean:.4f}, {passed} strict passes (result.json in each run folder)")
+        return
+    if not task or output is None:
+        raise M4AgentError("usage: m4agent grade TASK OUTPUT.csv, or m4agent grade --results-root DIR")
+    result = grade_file(task, output, data_dir, tasks_dir=tasks_dir)
+    if expectations:
+        result = _with_expectations(result, data_dir, tasks_dir)
+    if as_json:
+        sys.stdout.write(json.dumps(result) + "\n")
+    else:
+        print_summary(result, stdout)

@@ -1,0 +1,86 @@
+"""`m4agent grade`: one CSV as JSON, and a results tree graded in one pass with result.json files."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+from typer.testing import CliRunner
+
+from fixtures.grading.fixture import graded_environment
+from m4agent.cli import app
+
+runner = CliRunner()
+KEYS = {"task", "run_id", "reward", "match_rates", "strict_pass", "checks", "key_precision", "key_recall",
+        "key_f1", "agent_rows", "agent_unique_keys", "extra_keys", "duplicate_rows", "truth_rows", "errors"}
+
+
+@pytest.fixture(scope="module")
+def env(tmp_path_factory):
+    return tmp_path_factory.mktemp("grading_cli"), *graded_environment(tmp_path_factory.mktemp("grading_env"))
+
+
+def _last_json(text: str) -> dict:
+    return json.loads([line for line in text.splitlines() if line.startswith("{")][-1])
+
+
+def test_grade_one_file_as_json(env):
+    work, data_dir, tasks, truth = env
+    output = work / "agent.csv"
+    lines = truth["fx-meld"].read_text().splitlines()
+    output.write_text("\n".join([lines[0], *lines[1:11], "99999999,1,2,3"]) + "\n")
+    result = runner.invoke(app, ["grade", "fx-meld", str(output), "--data-dir", str(data_dir),
+                                 "--tasks-dir", str(tasks["fx-meld"].path.parent.parent), "--json"])
+    assert result.exit_code == 0, result.output
+    graded = _last_json(result.stdout)
+    assert set(graded) >= KEYS
+    assert graded["task"] == "fx-meld" and graded["run_id"] == "agent"
+    assert graded["truth_rows"] == 40 and graded["agent_rows"] == 11
+    assert graded["key_recall"] == pytest.approx(10 / 40)
+    assert graded["key_precision"] == pytest.approx(10 / 11) and graded["extra_keys"] == 1
+    assert graded["strict_pass"] is False
+    assert [c["name"] for c in graded["checks"]][:4] == [
+        "test_output_exists", "test_output_is_valid_csv", "test_has_required_columns", "test_row_coverage"]
+
+
+def test_grade_results_root(env):
+    work, data_dir, tasks, truth = env
+    tasks_dir = tasks["fx-meld"].path.parent.parent
+    root = work / "results"
+    runs = {
+        "a/good": ("fx-meld", truth["fx-meld"]),
+        "a/vaso": ("fx-vaso", truth["fx-vaso"]),
+        "b/no-output": ("fx-labels", None),
+        "b/unknown-task": ("no-such-task", truth["fx-meld"]),
+    }
+    for name, (task, source) in runs.items():
+        folder = root / name
+        folder.mkdir(parents=True)
+        (folder / "run.json").write_text(json.dumps({"task": task}))
+        if source:
+            shutil.copy(source, folder / "output.csv")
+    (root / "c" / "broken").mkdir(parents=True)
+    (root / "c" / "broken" / "run.json").write_text("{not json")
+
+    args = ["grade", "--results-root", str(root), "--data-dir", str(data_dir), "--tasks-dir", str(tasks_dir)]
+    first = runner.invoke(app, args)
+    assert first.exit_code == 0, first.output
+    results = {name: json.loads((root / name / "result.json").read_text())
+               for name in [*runs, "c/broken"]}
+    assert results["a/good"]["reward"] == 1.0 and results["a/good"]["strict_pass"]
+    assert results["a/vaso"]["reward"] == 1.0
+    assert results["b/no-output"]["reward"] == 0.0 and "not found" in results["b/no-output"]["errors"][0]
+    assert "unknown task" in results["b/unknown-task"]["errors"][0]
+    assert "run.json" in results["c/broken"]["errors"][0]
+    assert not list(root.rglob(".result.json.*")), "no temporary files left behind"
+
+    (root / "a" / "good" / "output.csv").write_text("stay_id,meld\n")
+    second = runner.invoke(app, args)  # everything graded: nothing to do, nothing rewritten
+    assert second.exit_code == 0, second.output
+    assert json.loads((root / "a" / "good" / "result.json").read_text())["reward"] == 1.0
+
+    forced = runner.invoke(app, [*args, "--force", "--json"])
+    assert forced.exit_code == 0, forced.output
+    assert json.loads((root / "a" / "good" / "result.json").read_text())["reward"] == 0.0
+    assert len([line for line in forced.stdout.splitlines() if line.startswith("{")]) == 5

@@ -1,0 +1,131 @@
+"""The malformed-output corpus: every output gets M4Bench's reward and a reason, in one dbt pass.
+
+Scores are held to two other implementations: M4Bench's own code, read from the
+mirror of hannesill/m4 when present, and ``m4agent.grading.pandas_oracle``
+(runs everywhere). The strict verdict of the dbt generic tests, the grading
+model and the Great Expectations suites must agree on every output.
+"""
+
+from __future__ import annotations
+
+import duckdb
+import pytest
+
+from m4agent.grading import pandas_oracle
+from m4agent.grading.expectations import validate_runs
+from m4agent.grading.grade import grade_runs
+from m4agent.grading.loader import Run
+from fixtures.grading import original
+from fixtures.grading.corpus import build_corpus
+from fixtures.grading.fixture import graded_environment
+
+TOLERANCE = 1e-6
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    root = tmp_path_factory.mktemp("grading_corpus")
+    data_dir, tasks, truth = graded_environment(root)
+    cases = build_corpus(root / "corpus", truth)
+    runs = [Run(case, tasks[task], path) for case, task, path in cases]
+    results = grade_runs(runs, data_dir)
+    return data_dir, tasks, truth, cases, results
+
+
+def _same(ours: dict, theirs: dict) -> list[str]:
+    problems = []
+    if abs(ours["reward"] - theirs["reward"]) > TOLERANCE:
+        problems.append(f"reward {ours['reward']} != {theirs['reward']}")
+    if ours["strict_pass"] != theirs["strict_pass"]:
+        problems.append(f"strict {ours['strict_pass']} != {theirs['strict_pass']}")
+    if ours["match_rates"].keys() != theirs["match_rates"].keys() or any(
+        abs(ours["match_rates"][c] - theirs["match_rates"][c]) > TOLERANCE for c in ours["match_rates"]
+    ):
+        problems.append(f"rates {ours['match_rates']} != {theirs['match_rates']}")
+    for key in ("agent_unique_keys", "extra_keys"):
+        if ours[key] != theirs[key]:
+            problems.append(f"{key} {ours[key]} != {theirs[key]}")
+    if abs(ours["key_precision"] - theirs["key_precision"]) > TOLERANCE:
+        problems.append(f"key_precision {ours['key_precision']} != {theirs['key_precision']}")
+    return problems
+
+
+def test_corpus_covers_the_failure_modes(graded):
+    _, _, _, cases, results = graded
+    assert len(cases) >= 25
+    assert set(results) == {case for case, _, _ in cases}
+    for case, _, _ in cases:
+        result = results[case]
+        assert 0.0 <= result["reward"] <= 1.0
+        if result["reward"] < 1.0 or not result["strict_pass"]:
+            reasons = result["errors"] + [c["detail"] for c in result["checks"] if not c["passed"]]
+            explained = result["extra_keys"] or result["duplicate_rows"] or any(
+                rate < 1.0 for rate in result["match_rates"].values())
+            assert any(reasons) or explained, f"{case}: no reason recorded"
+
+
+@pytest.mark.parametrize("case, reason", [
+    ("missing_file", "output file not found"),
+    ("empty_file", "no columns to parse"),
+    ("non_utf8_bytes", "not UTF-8"),
+    ("ragged_row", "CSV parse error"),
+    ("semicolon_delimiter", "missing key columns: stay_id"),
+    ("key_name_case", "missing key columns: stay_id"),
+    ("key_text_label", "cannot be merged"),
+    ("vaso_time_zone", "with time zone"),
+])
+def test_unreadable_outputs_score_zero_with_reason(graded, case, reason):
+    result = graded[4][case]
+    assert result["reward"] == 0.0 and not result["strict_pass"]
+    assert any(reason in error for error in result["errors"]), result["errors"]
+
+
+def test_known_outcomes(graded):
+    results = graded[4]
+    for perfect in ("perfect", "utf8_bom", "crlf_shuffled", "quoted_newlines", "keys_as_float_text",
+                    "vaso_perfect", "vaso_iso_t", "labels_perfect", "labels_bool_as_int"):
+        assert results[perfect]["reward"] == 1.0 and results[perfect]["strict_pass"], perfect
+    assert results["header_only"]["checks"][1] == {
+        "name": "test_output_is_valid_csv", "passed": False, "detail": "Output CSV is empty"}
+    duplicates = results["duplicate_keys"]
+    assert duplicates["duplicate_rows"] == 7 and duplicates["agent_unique_keys"] == 40
+    fabricated = results["fabricated_keys"]
+    assert fabricated["extra_keys"] == 13 and fabricated["key_precision"] == pytest.approx(40 / 53)
+    assert results["missing_rows"]["key_recall"] == pytest.approx(30 / 40)
+
+
+def test_scores_equal_the_pandas_oracle(graded):
+    _, tasks, truth, cases, results = graded
+    mismatches = {}
+    for case, task, path in cases:
+        expected = pandas_oracle.grade(tasks[task], path, truth[task])
+        problems = _same(results[case], expected)
+        if problems:
+            mismatches[case] = problems
+    assert not mismatches
+
+
+@pytest.mark.skipif(not original.available(), reason="mirror of hannesill/m4 not present")
+def test_scores_equal_m4bench_own_code(graded):
+    _, tasks, truth, cases, results = graded
+    mismatches = {}
+    for case, task, path in cases:
+        expected = original.evaluate(tasks[task].path, path, truth[task])
+        problems = _same(results[case], expected)
+        if problems:
+            mismatches[case] = problems
+    assert not mismatches
+
+
+def test_dbt_tests_model_and_expectations_agree(graded):
+    data_dir, tasks, _, cases, results = graded
+    con = duckdb.connect(str(data_dir / "mimic_iv.duckdb"))
+    try:
+        model = dict(con.execute("SELECT run_id, strict_pass FROM grading.grading_results").fetchall())
+    finally:
+        con.close()
+    expectations = validate_runs(data_dir, [(case, tasks[task]) for case, task, _ in cases])
+    verdicts = {case: (results[case]["strict_pass"], model[case], expectations[case]["passed"])
+                for case, _, _ in cases}
+    assert {case: v for case, v in verdicts.items() if len(set(v)) > 1} == {}
+    assert any(all(v) for v in verdicts.values()) and any(not any(v) for v in verdicts.values())
