@@ -23,7 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
-# MIMIC-IV: 16 scenario patients produce 17 ICU stays (the readmission scenario has two)
+# MIMIC-IV: 16 scenario patients produce 17 ICU stays (the readmission scenario has two);
+# other datasets are calibrated with a 200-patient probe
 MIMIC_STAYS_PER_PATIENT = 17 / 16
 
 
@@ -45,8 +46,9 @@ def _child_synth(dataset: str, patients: int, seed: int, folder: str) -> dict:
     stays_table = "mimiciv_icu.icustays" if dataset == "mimic-iv" else "eicu_crd.patient"
     stays = con.execute(f"SELECT count(*) FROM {stays_table}").fetchone()[0]
     con.close()
+    usage = resource.getrusage(resource.RUSAGE_SELF)
     return {"seconds": seconds, "rows": rows, "stays": stays, "bytes": path.stat().st_size,
-            "self_peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+            "cpu_seconds": usage.ru_utime + usage.ru_stime, "self_peak_mib": usage.ru_maxrss / 1024}
 
 
 def _child_baseline(rows: int, folder: str) -> dict:
@@ -93,17 +95,25 @@ def main() -> None:
     datasets = [d for d in args.datasets
                 if d == "mimic-iv" or importlib.util.find_spec("m4agent.synth.eicu") is not None]
     # peak MiB: the synthesis child's own peak RSS; children max: RUSAGE_CHILDREN so far (all children)
-    print(f"{'dataset':9} {'stays':>7} {'rows':>11} {'seconds':>8} {'rows/s':>10} {'peak MiB':>9} "
+    # cpu s: CPU time of the synthesis child (wall time suffers when the machine is shared)
+    print(f"{'dataset':9} {'stays':>7} {'rows':>11} {'seconds':>8} {'cpu s':>7} {'rows/s':>10} {'peak MiB':>9} "
           f"{'children max':>14} {'baseline rows/s':>16} {'ratio':>6}")
+    stays_per_patient = {"mimic-iv": MIMIC_STAYS_PER_PATIENT}
+    for dataset in datasets:
+        if dataset not in stays_per_patient:  # calibrate on a small probe run
+            with tempfile.TemporaryDirectory(prefix="bench_synth_") as folder:
+                probe, _ = _run_child(["synth", dataset, "200", str(args.seed), folder])
+            stays_per_patient[dataset] = probe["stays"] / 200
     for dataset in datasets:
         for stays in sorted(args.stays):
-            patients = math.ceil(stays / MIMIC_STAYS_PER_PATIENT) if dataset == "mimic-iv" else stays
+            patients = math.ceil(stays / stays_per_patient[dataset])
             with tempfile.TemporaryDirectory(prefix="bench_synth_") as folder:
                 synth, children_peak = _run_child(["synth", dataset, str(patients), str(args.seed), folder])
                 base, _ = _run_child(["baseline", str(synth["rows"]), folder])
             rate = synth["rows"] / synth["seconds"]
             base_rate = base["rows"] / base["seconds"]
-            print(f"{dataset:9} {synth['stays']:>7} {synth['rows']:>11,} {synth['seconds']:>8.1f} {rate:>10,.0f} "
+            print(f"{dataset:9} {synth['stays']:>7} {synth['rows']:>11,} {synth['seconds']:>8.1f} "
+                  f"{synth['cpu_seconds']:>7.1f} {rate:>10,.0f} "
                   f"{synth['self_peak_mib']:>9.0f} {children_peak:>14.0f} {base_rate:>16,.0f} "
                   f"{base_rate / rate:>5.1f}x", flush=True)
 

@@ -6,9 +6,9 @@ import json
 import shutil
 
 import pytest
+from fixtures.grading.fixture import graded_environment
 from typer.testing import CliRunner
 
-from fixtures.grading.fixture import graded_environment
 from m4agent.cli import app
 
 runner = CliRunner()

@@ -10,14 +10,14 @@ from __future__ import annotations
 
 import duckdb
 import pytest
+from fixtures.grading import original
+from fixtures.grading.corpus import build_corpus
+from fixtures.grading.fixture import graded_environment
 
 from m4agent.grading import pandas_oracle
 from m4agent.grading.expectations import validate_runs
 from m4agent.grading.grade import grade_runs
 from m4agent.grading.loader import Run
-from fixtures.grading import original
-from fixtures.grading.corpus import build_corpus
-from fixtures.grading.fixture import graded_environment
 
 TOLERANCE = 1e-6
 

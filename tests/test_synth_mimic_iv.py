@@ -212,6 +212,7 @@ def test_m4_materializes_every_concept_with_rows(dq: Query) -> None:
 def test_each_sofa_component_takes_every_value(dq: Query) -> None:
     for component in ("respiration", "coagulation", "liver", "cardiovascular", "cns", "renal"):
         assert _distinct(dq, "sofa", component) == {0, 1, 2, 3, 4}, component
+        assert _distinct(dq, "sofa", f"{component}_24hours") == {0, 1, 2, 3, 4}, component
         assert _distinct(dq, "first_day_sofa", component) == {0, 1, 2, 3, 4}, component
 
 

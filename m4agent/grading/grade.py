@@ -56,10 +56,17 @@ def _connect(data_dir: Path) -> duckdb.DuckDBPyConnection:
         raise M4AgentError(f"cannot open {db} ({exc}); close other programs using it and retry") from exc
 
 
-def _built_references(con: duckdb.DuckDBPyConnection) -> set[str]:
+def _built_references(con: duckdb.DuckDBPyConnection, data_dir: Path) -> set[str]:
+    """Reference tables in schema ``reference`` of the MIMIC-IV or the eICU database."""
+    eicu = database_path(data_dir, "eicu")
+    attached = {name for (name,) in con.execute("SELECT database_name FROM duckdb_databases()").fetchall()}
+    if eicu.exists() and "eicu" not in attached:
+        con.execute(f"ATTACH '{eicu}' AS eicu (READ_ONLY)")
     rows = con.execute(
         "SELECT table_name FROM information_schema.tables WHERE table_schema = 'reference'"
     ).fetchall()
+    if eicu.exists():
+        con.execute("DETACH eicu")
     return {name for (name,) in rows}
 
 
@@ -158,7 +165,7 @@ def grade_runs(runs: Sequence[Run], data_dir: Path) -> dict[str, dict[str, Any]]
         raise M4AgentError("run ids in one batch must be unique")
     con = _connect(data_dir)
     try:
-        built = _built_references(con)
+        built = _built_references(con, data_dir)
         missing = sorted({run.task.reference_model for run in runs} - built)
         if missing:
             raise M4AgentError(f"reference tables not built: {', '.join(missing)}; run "

@@ -95,23 +95,19 @@ def _header(path: Path) -> list[str]:
 
 
 def pandas_column_names(header: Sequence[str]) -> list[str]:
-    """Header names as pandas names them: blanks become ``Unnamed: i``, repeats get ``.1``, ``.2``."""
-    names: list[str] = []
-    seen: dict[str, int] = {}
-    for position, raw in enumerate(header):
-        name = raw if raw != "" else f"Unnamed: {position}"
-        if name in seen:
-            count = seen[name]
-            candidate = f"{name}.{count}"
-            while candidate in seen:
-                count += 1
-                candidate = f"{name}.{count}"
-            seen[name] = count + 1
-            seen[candidate] = 1
-            name = candidate
-        else:
-            seen[name] = 1
-        names.append(name)
+    """Header names as pandas' C reader names them: blanks become ``Unnamed: i``; a repeated
+    name gets the first free ``.n`` suffix, skipping names that appear elsewhere in the header."""
+    names = [raw if raw != "" else f"Unnamed: {position}" for position, raw in enumerate(header)]
+    counts: dict[str, int] = {}
+    for position, original in enumerate(names):
+        name = original
+        count = counts.get(name, 0)
+        while count > 0:
+            counts[original] = count + 1
+            name = f"{original}.{count}"
+            count = count + 1 if name in names else counts.get(name, 0)
+        names[position] = name
+        counts[name] = count + 1
     return names
 
 
@@ -136,8 +132,11 @@ def _load_one(con: duckdb.DuckDBPyConnection, run: Run) -> tuple[bool, str | Non
             raise UnreadableOutput("no columns to parse from file (empty file)")
         _check_utf8(path)
         header = pandas_column_names(_header(path))
+        present = [name for name in _wanted_columns(run.task) if name in header]
+        # Only the graded columns are kept; DuckDB still tokenises (and checks) every field.
+        kept_columns = ", ".join(_quote(name) for name in present) or "1 AS _m4_row"
         con.execute(
-            "CREATE OR REPLACE TEMP TABLE _m4_loading AS SELECT * FROM read_csv(?, header = true, "
+            f"CREATE OR REPLACE TEMP TABLE _m4_loading AS SELECT {kept_columns} FROM read_csv(?, header = true, "
             "all_varchar = true, delim = ',', quote = '\"', escape = '\"', null_padding = true, "
             "parallel = false, auto_detect = false, columns = $cols)".replace("$cols", _columns_struct(header)),
             [str(path)],
@@ -149,7 +148,6 @@ def _load_one(con: duckdb.DuckDBPyConnection, run: Run) -> tuple[bool, str | Non
         kept = [line for line in lines[:4] if not line.startswith(("Possible fixes", "*", "Original Line"))]
         return True, "CSV parse error: " + " ".join(kept or [type(exc).__name__]), None, None
     (rows,) = con.execute("SELECT count(*) FROM _m4_loading").fetchone()
-    present = [name for name in _wanted_columns(run.task) if name in header]
     if present:
         selects = " UNION ALL ".join(
             f"SELECT {_literal(run.run_id)}, rowid + 1, {_literal(name)}, NULLIF({_quote(name)}, '') "

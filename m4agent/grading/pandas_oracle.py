@@ -142,3 +142,16 @@ def grade(task: Task, output: Path, truth_csv: Path) -> dict[str, Any]:
         "duplicate_rows": result["duplicate_rows"],
         "errors": [],
     }
+
+
+def export_truth(con: Any, task: Task, out_csv: Path) -> Path:
+    """A task's reference as M4Bench writes its ground truth: DuckDB -> pandas, sorted by key, to_csv."""
+    catalog = con.execute(
+        "SELECT table_catalog FROM information_schema.tables WHERE table_schema = 'reference' AND table_name = ?",
+        [task.reference_model]).fetchone()
+    if catalog is None:
+        raise ValueError(f"reference table {task.reference_model} not found")
+    frame = con.execute(f'SELECT * FROM "{catalog[0]}".reference."{task.reference_model}"').df()
+    order = [*task.key_columns, *[c for c in frame.columns if c not in task.key_columns]]
+    frame.sort_values(order, kind="mergesort", na_position="last").to_csv(out_csv, index=False)
+    return out_csv

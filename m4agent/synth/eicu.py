@@ -62,10 +62,12 @@ class _Draws:
         self._pos = 0
 
     def random(self) -> float:
-        if self._pos >= len(self._buf):
+        try:
+            value = self._buf[self._pos]
+        except IndexError:
             self._buf = self._rng.random(self._size).tolist()
             self._pos = 0
-        value = self._buf[self._pos]
+            value = self._buf[0]
         self._pos += 1
         return value
 
@@ -74,13 +76,24 @@ class _Draws:
 
     def integer(self, low: int, high: int) -> int:
         """An integer in [low, high], both inclusive."""
-        return low + min(int(self.random() * (high - low + 1)), high - low)
+        span = high - low
+        step = int(self.random() * (span + 1))
+        return low + (step if step <= span else span)
 
     def choice(self, options: Sequence[Any]) -> Any:
         return options[self.integer(0, len(options) - 1)]
 
     def chance(self, p: float) -> bool:
         return self.random() < p
+
+    def weighted(self, options: dict[Any, int]) -> Any:
+        """An option drawn with probability proportional to its weight."""
+        target = self.random() * sum(options.values())
+        for option, weight in options.items():
+            target -= weight
+            if target < 0:
+                return option
+        return option
 
 
 def _deck(rng: np.random.Generator, n: int, options: dict[Any, int]) -> list[Any]:
@@ -288,7 +301,7 @@ def _plan(rng: np.random.Generator, draws: _Draws, patients: int) -> list[_Stay]
         band = age_bands[p]
         base_age = {"": -1, "young": draws.integer(16, 23), "adult": draws.integer(24, 53),
                     "older": draws.integer(54, 77), "old": draws.integer(78, 89), "> 89": 90}[band]
-        ethnicity = draws.choice(list(ETHNICITIES))
+        ethnicity = draws.weighted(ETHNICITIES)
         missing_age = draws.choice(["", None])  # both spellings of a missing age occur
         gender = genders[p] if genders[p] != "Unknown" else draws.choice(["Unknown", ""])
         for h in range(n_hs_per_patient[p]):
@@ -408,12 +421,12 @@ def _patient(rows: _Rows, d: _Draws, s: _Stay) -> None:
         _time24(unit_admit_minute + s.admit_offset), s.admit_offset,
         hospital_source,
         d.choice([2014, 2015]), _time24(unit_admit_minute + hosp_disch_offset), hosp_disch_offset,
-        "Death" if s.died else d.choice(list(HOSP_DISCHARGE)), "Expired" if s.died else "Alive",
-        d.choice(list(UNIT_TYPES)), _time24(unit_admit_minute), admit_source, s.unit_visit,
+        "Death" if s.died else d.weighted(HOSP_DISCHARGE), "Expired" if s.died else "Alive",
+        d.weighted(UNIT_TYPES), _time24(unit_admit_minute), admit_source, s.unit_visit,
         "admit" if s.unit_visit == 1 else d.choice(["readmit", "transfer", "stepdown/other"]),
         weight, round(weight + d.uniform(-4, 3), 1) if weight and d.chance(0.7) else None,
         _time24(unit_admit_minute + s.los), s.los,
-        "Death" if (s.died and last) else d.choice(list(UNIT_DISCHARGE)), "Expired" if (s.died and last) else "Alive",
+        "Death" if (s.died and last) else d.weighted(UNIT_DISCHARGE), "Expired" if (s.died and last) else "Alive",
         s.uniquepid,
     ))
 

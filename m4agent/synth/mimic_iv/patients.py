@@ -185,7 +185,8 @@ class PatientFactory:
                 stay = IcuStay(self.subject_id, hadm_id, transfer_id, t, t + los, careunit, k == 0,
                                weight=round(float(np.clip(rng.normal(80, 18), 42, 180)), 1))
                 stay.levels = organ_levels(scen, self.grade, self.variant) if k == 0 else organ_levels(scen, 0, 0)
-                transfers.append((transfer_id, "admit" if not transfers else "transfer", careunit, t, t + los))
+                inpatient = [x for x in transfers if x[1] != "ED"]
+                transfers.append((transfer_id, "transfer" if inpatient else "admit", careunit, t, t + los))
                 stays.append(stay)
                 t = t + los
                 gap = int(rng.integers(1, 4)) * DAY + self._minutes(0, 600)
@@ -398,17 +399,20 @@ class PatientFactory:
                                  round(rng.uniform(10, 15), 1), round(rng.uniform(30, 45), 1)], priority="ROUTINE")
                 t += DAY
             return
-        # ward labs after the last ICU stay; chronic kidney disease keeps the creatinine high
+        # daily ward labs before the ICU (ending a day before it, outside every first-day window)
+        # and after the last ICU stay; chronic kidney disease keeps the creatinine high
         ward_cr = base_cr
         if scen.aki == "crrt" or (scen.name == "medical_general" and g >= 3):
             ward_cr = rng.uniform(2.4, 4.0)
-        t = stays[-1].outtime + self._minutes(300, 900)
-        while t < dischtime:
-            self._lab_panel(hadm_id, t, [50912, 51006, 50983, 50971, 51265, 51301],
-                            [round(ward_cr * rng.uniform(0.9, 1.3), 1), round(rng.uniform(8, 30)),
-                             round(rng.uniform(134, 144)), round(rng.uniform(3.5, 5), 1),
-                             round(rng.uniform(150, 300)), round(rng.uniform(5, 11), 1)], priority="ROUTINE")
-            t += DAY
+        before = np.arange(admittime + 6 * HOUR, stays[0].intime - 26 * HOUR, DAY, dtype=np.int64)
+        after = np.arange(stays[-1].outtime + self._minutes(300, 900), dischtime, DAY, dtype=np.int64)
+        times = np.concatenate([before, after])
+        n = times.size
+        self._lab_series(hadm_id, times, [50912, 51006, 50983, 50971, 51265, 51301], np.column_stack([
+            np.round(ward_cr * rng.uniform(0.9, 1.3, n), 1), np.round(rng.uniform(8, 30, n)),
+            np.round(rng.uniform(134, 144, n)), np.round(rng.uniform(3.5, 5, n), 1),
+            np.round(rng.uniform(150, 300, n)), np.round(rng.uniform(5, 11, n), 1)]).reshape(n, 6),
+            priority="ROUTINE")
 
     # -- microbiology and antibiotics -----------------------------------------
     def _culture(self, hadm_id: int, t: int, specimen: int, result: str, chartdate_only: bool = False) -> None:
@@ -817,7 +821,10 @@ class PatientFactory:
             times.append(t)
             t += 12 * HOUR if t - st.intime < 48 * HOUR else 24 * HOUR
         times_a = np.array(times, dtype=np.int64)
-        first_day = np.flatnonzero((times_a - st.intime) <= 22 * HOUR)
+        # the worst value of the first day is drawn inside the ICU stay (hourly SOFA starts at intime)
+        first_day = np.flatnonzero((times_a > st.intime) & (times_a - st.intime <= 22 * HOUR))
+        if first_day.size == 0:
+            first_day = np.array([0])
         worst = int(first_day[int(rng.integers(0, first_day.size))]) if st.first else -1
         base_cr = getattr(self, "base_cr", 0.8)
         creat = self._creatinine_course(st, times_a, base_cr, worst)

@@ -26,12 +26,12 @@ change_times AS (
     -- Every start and every end of any infusion, once per stay.
     {%- for agent in agents %}
     SELECT stay_id, starttime AS vasotime FROM {{ agent }}
-    UNION
+    UNION DISTINCT
     {%- endfor %}
     {%- for agent in agents %}
     SELECT stay_id, endtime AS vasotime FROM {{ agent }}
     {%- if not loop.last %}
-    UNION
+    UNION DISTINCT
     {%- endif %}
     {%- endfor %}
 

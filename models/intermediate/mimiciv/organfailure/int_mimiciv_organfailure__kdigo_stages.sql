@@ -124,9 +124,9 @@ crrt_stages AS (
 stage_times AS (
 
     SELECT stay_id, charttime FROM creatinine_stages
-    UNION
+    UNION DISTINCT
     SELECT stay_id, charttime FROM urine_output_stages
-    UNION
+    UNION DISTINCT
     SELECT stay_id, charttime FROM crrt_stages
 
 ),

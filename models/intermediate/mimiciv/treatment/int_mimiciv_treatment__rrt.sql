@@ -92,7 +92,7 @@ dialysis_periods AS (
             ie.itemid = ri.itemid
             AND ri.source_table = 'inputevents'
     WHERE ie.amount > 0
-    UNION
+    UNION DISTINCT
     SELECT
         pe.stay_id,
         pe.starttime,
@@ -119,7 +119,7 @@ dialysis_times AS (
         dialysis_active,
         dialysis_type
     FROM charted_dialysis
-    UNION
+    UNION DISTINCT
     SELECT
         stay_id,
         starttime AS charttime,

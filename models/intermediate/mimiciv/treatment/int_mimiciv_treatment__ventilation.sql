@@ -59,7 +59,7 @@ mode_classes AS (
 observation_times AS (
 
     SELECT stay_id, charttime FROM ventilator_settings
-    UNION
+    UNION DISTINCT
     SELECT stay_id, charttime FROM oxygen_delivery
 
 ),

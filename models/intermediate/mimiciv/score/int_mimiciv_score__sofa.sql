@@ -1,0 +1,371 @@
+-- Sequential Organ Failure Assessment (SOFA), hour by hour, with each organ's worst
+-- score over the last 24 hours.
+-- Vincent JL, Moreno R, Takala J, et al. The SOFA (Sepsis-related Organ Failure Assessment)
+-- score to describe organ dysfunction/failure. Intensive Care Med. 1996;22(7):707-710.
+-- Follows mimic-code mimic-iv/concepts/score/sofa.sql as vendored by m4-infra 0.5.9.
+{{ config(alias='sofa') }}
+
+WITH icustays AS (
+
+    SELECT * FROM {{ ref('stg_mimiciv_icu__icustays') }}
+
+),
+
+icustay_hours AS (
+
+    -- One row per stay and hour; hour hr covers (endtime - 1 hour, endtime].
+    SELECT
+        icustay_hourly.stay_id,
+        icustays.hadm_id,
+        icustay_hourly.hr,
+        {{ dbt.dateadd('hour', -1, 'icustay_hourly.endtime') }} AS starttime,
+        icustay_hourly.endtime
+    FROM {{ ref('int_mimiciv_demographics__icustay_hourly') }} AS icustay_hourly
+    INNER JOIN icustays
+        ON icustay_hourly.stay_id = icustays.stay_id
+
+),
+
+invasive_ventilation AS (
+
+    SELECT
+        stay_id,
+        starttime,
+        endtime
+    FROM {{ ref('int_mimiciv_treatment__ventilation') }}
+    WHERE ventilation_status = 'InvasiveVent'
+
+),
+
+arterial_pao2fio2 AS (
+
+    -- Arterial gases of the patient (matched on subject_id), the PaO2/FiO2 ratio split by
+    -- whether the stay was invasively ventilated at the time of the gas.
+    SELECT
+        icustays.stay_id,
+        bg.charttime,
+        CASE WHEN invasive_ventilation.stay_id IS NULL THEN bg.pao2fio2ratio END AS pao2fio2ratio_novent,
+        CASE WHEN invasive_ventilation.stay_id IS NOT NULL THEN bg.pao2fio2ratio END AS pao2fio2ratio_vent
+    FROM icustays
+    INNER JOIN {{ ref('int_mimiciv_measurement__bg') }} AS bg
+        ON icustays.subject_id = bg.subject_id
+    LEFT JOIN invasive_ventilation
+        ON icustays.stay_id = invasive_ventilation.stay_id
+        AND bg.charttime >= invasive_ventilation.starttime
+        AND bg.charttime <= invasive_ventilation.endtime
+    WHERE bg.specimen = 'ART.'
+
+),
+
+vasopressor_infusions AS (
+
+    SELECT stay_id, starttime, endtime, 'epinephrine' AS agent, vaso_rate
+    FROM {{ ref('int_mimiciv_medication__epinephrine') }}
+    UNION ALL
+    SELECT stay_id, starttime, endtime, 'norepinephrine' AS agent, vaso_rate
+    FROM {{ ref('int_mimiciv_medication__norepinephrine') }}
+    UNION ALL
+    SELECT stay_id, starttime, endtime, 'dopamine' AS agent, vaso_rate
+    FROM {{ ref('int_mimiciv_medication__dopamine') }}
+    UNION ALL
+    SELECT stay_id, starttime, endtime, 'dobutamine' AS agent, vaso_rate
+    FROM {{ ref('int_mimiciv_medication__dobutamine') }}
+
+),
+
+hourly_mbp AS (
+
+    SELECT
+        icustay_hours.stay_id,
+        icustay_hours.hr,
+        MIN(vitalsign.mbp) AS meanbp_min
+    FROM icustay_hours
+    LEFT JOIN {{ ref('int_mimiciv_measurement__vitalsign') }} AS vitalsign
+        ON icustay_hours.stay_id = vitalsign.stay_id
+        AND vitalsign.charttime > icustay_hours.starttime
+        AND vitalsign.charttime <= icustay_hours.endtime
+    GROUP BY icustay_hours.stay_id, icustay_hours.hr
+
+),
+
+hourly_gcs AS (
+
+    SELECT
+        icustay_hours.stay_id,
+        icustay_hours.hr,
+        MIN(gcs.gcs) AS gcs_min
+    FROM icustay_hours
+    LEFT JOIN {{ ref('int_mimiciv_measurement__gcs') }} AS gcs
+        ON icustay_hours.stay_id = gcs.stay_id
+        AND gcs.charttime > icustay_hours.starttime
+        AND gcs.charttime <= icustay_hours.endtime
+    GROUP BY icustay_hours.stay_id, icustay_hours.hr
+
+),
+
+hourly_bilirubin AS (
+
+    -- Labs are matched on hadm_id: a lab without hadm_id never counts.
+    SELECT
+        icustay_hours.stay_id,
+        icustay_hours.hr,
+        MAX(enzyme.bilirubin_total) AS bilirubin_max
+    FROM icustay_hours
+    LEFT JOIN {{ ref('int_mimiciv_measurement__enzyme') }} AS enzyme
+        ON icustay_hours.hadm_id = enzyme.hadm_id
+        AND enzyme.charttime > icustay_hours.starttime
+        AND enzyme.charttime <= icustay_hours.endtime
+    GROUP BY icustay_hours.stay_id, icustay_hours.hr
+
+),
+
+hourly_creatinine AS (
+
+    SELECT
+        icustay_hours.stay_id,
+        icustay_hours.hr,
+        MAX(chemistry.creatinine) AS creatinine_max
+    FROM icustay_hours
+    LEFT JOIN {{ ref('int_mimiciv_measurement__chemistry') }} AS chemistry
+        ON icustay_hours.hadm_id = chemistry.hadm_id
+        AND chemistry.charttime > icustay_hours.starttime
+        AND chemistry.charttime <= icustay_hours.endtime
+    GROUP BY icustay_hours.stay_id, icustay_hours.hr
+
+),
+
+hourly_platelets AS (
+
+    SELECT
+        icustay_hours.stay_id,
+        icustay_hours.hr,
+        MIN(complete_blood_count.platelet) AS platelet_min
+    FROM icustay_hours
+    LEFT JOIN {{ ref('int_mimiciv_measurement__complete_blood_count') }} AS complete_blood_count
+        ON icustay_hours.hadm_id = complete_blood_count.hadm_id
+        AND complete_blood_count.charttime > icustay_hours.starttime
+        AND complete_blood_count.charttime <= icustay_hours.endtime
+    GROUP BY icustay_hours.stay_id, icustay_hours.hr
+
+),
+
+hourly_pao2fio2 AS (
+
+    SELECT
+        icustay_hours.stay_id,
+        icustay_hours.hr,
+        MIN(arterial_pao2fio2.pao2fio2ratio_novent) AS pao2fio2ratio_novent,
+        MIN(arterial_pao2fio2.pao2fio2ratio_vent) AS pao2fio2ratio_vent
+    FROM icustay_hours
+    LEFT JOIN arterial_pao2fio2
+        ON icustay_hours.stay_id = arterial_pao2fio2.stay_id
+        AND arterial_pao2fio2.charttime > icustay_hours.starttime
+        AND arterial_pao2fio2.charttime <= icustay_hours.endtime
+    GROUP BY icustay_hours.stay_id, icustay_hours.hr
+
+),
+
+hourly_urine_output AS (
+
+    -- Urine output over the preceding 24 hours, scaled to 24 hours, only when the
+    -- measured span covers 22 to 30 hours.
+    SELECT
+        icustay_hours.stay_id,
+        icustay_hours.hr,
+        MAX(
+            CASE
+                WHEN urine_output_rate.uo_tm_24hr >= 22 AND urine_output_rate.uo_tm_24hr <= 30
+                    THEN urine_output_rate.urineoutput_24hr / urine_output_rate.uo_tm_24hr * 24
+            END
+        ) AS uo_24hr
+    FROM icustay_hours
+    LEFT JOIN {{ ref('int_mimiciv_measurement__urine_output_rate') }} AS urine_output_rate
+        ON icustay_hours.stay_id = urine_output_rate.stay_id
+        AND urine_output_rate.charttime > icustay_hours.starttime
+        AND urine_output_rate.charttime <= icustay_hours.endtime
+    GROUP BY icustay_hours.stay_id, icustay_hours.hr
+
+),
+
+hourly_vasopressor_rates AS (
+
+    -- Highest rate of each agent among infusions running at the end of the hour;
+    -- only hours with at least one infusion get a row.
+    SELECT
+        icustay_hours.stay_id,
+        icustay_hours.hr,
+        MAX(CASE WHEN vasopressor_infusions.agent = 'epinephrine' THEN vasopressor_infusions.vaso_rate END)
+            AS rate_epinephrine,
+        MAX(CASE WHEN vasopressor_infusions.agent = 'norepinephrine' THEN vasopressor_infusions.vaso_rate END)
+            AS rate_norepinephrine,
+        MAX(CASE WHEN vasopressor_infusions.agent = 'dopamine' THEN vasopressor_infusions.vaso_rate END)
+            AS rate_dopamine,
+        MAX(CASE WHEN vasopressor_infusions.agent = 'dobutamine' THEN vasopressor_infusions.vaso_rate END)
+            AS rate_dobutamine
+    FROM icustay_hours
+    INNER JOIN vasopressor_infusions
+        ON icustay_hours.stay_id = vasopressor_infusions.stay_id
+        AND icustay_hours.endtime > vasopressor_infusions.starttime
+        AND icustay_hours.endtime <= vasopressor_infusions.endtime
+    GROUP BY icustay_hours.stay_id, icustay_hours.hr
+
+),
+
+hourly_components AS (
+
+    SELECT
+        icustay_hours.stay_id,
+        icustay_hours.hr,
+        icustay_hours.starttime,
+        icustay_hours.endtime,
+        hourly_pao2fio2.pao2fio2ratio_novent,
+        hourly_pao2fio2.pao2fio2ratio_vent,
+        hourly_vasopressor_rates.rate_epinephrine,
+        hourly_vasopressor_rates.rate_norepinephrine,
+        hourly_vasopressor_rates.rate_dopamine,
+        hourly_vasopressor_rates.rate_dobutamine,
+        hourly_mbp.meanbp_min,
+        hourly_gcs.gcs_min,
+        hourly_urine_output.uo_24hr,
+        hourly_bilirubin.bilirubin_max,
+        hourly_creatinine.creatinine_max,
+        hourly_platelets.platelet_min
+    FROM icustay_hours
+    LEFT JOIN hourly_mbp
+        ON icustay_hours.stay_id = hourly_mbp.stay_id AND icustay_hours.hr = hourly_mbp.hr
+    LEFT JOIN hourly_gcs
+        ON icustay_hours.stay_id = hourly_gcs.stay_id AND icustay_hours.hr = hourly_gcs.hr
+    LEFT JOIN hourly_bilirubin
+        ON icustay_hours.stay_id = hourly_bilirubin.stay_id AND icustay_hours.hr = hourly_bilirubin.hr
+    LEFT JOIN hourly_creatinine
+        ON icustay_hours.stay_id = hourly_creatinine.stay_id AND icustay_hours.hr = hourly_creatinine.hr
+    LEFT JOIN hourly_platelets
+        ON icustay_hours.stay_id = hourly_platelets.stay_id AND icustay_hours.hr = hourly_platelets.hr
+    LEFT JOIN hourly_pao2fio2
+        ON icustay_hours.stay_id = hourly_pao2fio2.stay_id AND icustay_hours.hr = hourly_pao2fio2.hr
+    LEFT JOIN hourly_urine_output
+        ON icustay_hours.stay_id = hourly_urine_output.stay_id AND icustay_hours.hr = hourly_urine_output.hr
+    LEFT JOIN hourly_vasopressor_rates
+        ON icustay_hours.stay_id = hourly_vasopressor_rates.stay_id
+        AND icustay_hours.hr = hourly_vasopressor_rates.hr
+
+),
+
+hourly_scores AS (
+
+    -- Organ scores of the hour alone; NULL when the hour has no data for that organ.
+    SELECT
+        hourly_components.*,
+        CASE
+            WHEN pao2fio2ratio_vent < 100 THEN 4
+            WHEN pao2fio2ratio_vent < 200 THEN 3
+            WHEN pao2fio2ratio_novent < 300 THEN 2
+            WHEN pao2fio2ratio_vent < 300 THEN 2
+            WHEN pao2fio2ratio_novent < 400 THEN 1
+            WHEN pao2fio2ratio_vent < 400 THEN 1
+            WHEN COALESCE(pao2fio2ratio_vent, pao2fio2ratio_novent) IS NULL THEN NULL
+            ELSE 0
+        END AS respiration,
+        CASE
+            WHEN platelet_min < 20 THEN 4
+            WHEN platelet_min < 50 THEN 3
+            WHEN platelet_min < 100 THEN 2
+            WHEN platelet_min < 150 THEN 1
+            WHEN platelet_min IS NULL THEN NULL
+            ELSE 0
+        END AS coagulation,
+        CASE
+            WHEN bilirubin_max >= 12.0 THEN 4
+            WHEN bilirubin_max >= 6.0 THEN 3
+            WHEN bilirubin_max >= 2.0 THEN 2
+            WHEN bilirubin_max >= 1.2 THEN 1
+            WHEN bilirubin_max IS NULL THEN NULL
+            ELSE 0
+        END AS liver,
+        CASE
+            WHEN rate_dopamine > 15 OR rate_epinephrine > 0.1 OR rate_norepinephrine > 0.1 THEN 4
+            WHEN rate_dopamine > 5 OR rate_epinephrine <= 0.1 OR rate_norepinephrine <= 0.1 THEN 3
+            WHEN rate_dopamine > 0 OR rate_dobutamine > 0 THEN 2
+            WHEN meanbp_min < 70 THEN 1
+            WHEN COALESCE(meanbp_min, rate_dopamine, rate_dobutamine, rate_epinephrine, rate_norepinephrine) IS NULL
+                THEN NULL
+            ELSE 0
+        END AS cardiovascular,
+        CASE
+            WHEN gcs_min >= 13 AND gcs_min <= 14 THEN 1
+            WHEN gcs_min >= 10 AND gcs_min <= 12 THEN 2
+            WHEN gcs_min >= 6 AND gcs_min <= 9 THEN 3
+            WHEN gcs_min < 6 THEN 4
+            WHEN gcs_min IS NULL THEN NULL
+            ELSE 0
+        END AS cns,
+        CASE
+            WHEN creatinine_max >= 5.0 THEN 4
+            WHEN uo_24hr < 200 THEN 4
+            WHEN creatinine_max >= 3.5 AND creatinine_max < 5.0 THEN 3
+            WHEN uo_24hr < 500 THEN 3
+            WHEN creatinine_max >= 2.0 AND creatinine_max < 3.5 THEN 2
+            WHEN creatinine_max >= 1.2 AND creatinine_max < 2.0 THEN 1
+            WHEN COALESCE(uo_24hr, creatinine_max) IS NULL THEN NULL
+            ELSE 0
+        END AS renal
+    FROM hourly_components
+
+),
+
+rolling_24h_scores AS (
+
+    -- Worst score of each organ over this hour and the 23 rows before it (hours before
+    -- ICU admission included); an organ without data in the window scores 0.
+    SELECT
+        hourly_scores.*,
+        COALESCE(MAX(respiration) OVER last_24_hours, 0) AS respiration_24hours,
+        COALESCE(MAX(coagulation) OVER last_24_hours, 0) AS coagulation_24hours,
+        COALESCE(MAX(liver) OVER last_24_hours, 0) AS liver_24hours,
+        COALESCE(MAX(cardiovascular) OVER last_24_hours, 0) AS cardiovascular_24hours,
+        COALESCE(MAX(cns) OVER last_24_hours, 0) AS cns_24hours,
+        COALESCE(MAX(renal) OVER last_24_hours, 0) AS renal_24hours
+    FROM hourly_scores
+    WINDOW last_24_hours AS (PARTITION BY stay_id ORDER BY hr ROWS BETWEEN 23 PRECEDING AND CURRENT ROW)
+
+),
+
+final AS (
+
+    SELECT
+        stay_id,
+        hr,
+        starttime,
+        endtime,
+        pao2fio2ratio_novent,
+        pao2fio2ratio_vent,
+        rate_epinephrine,
+        rate_norepinephrine,
+        rate_dopamine,
+        rate_dobutamine,
+        meanbp_min,
+        gcs_min,
+        uo_24hr,
+        bilirubin_max,
+        creatinine_max,
+        platelet_min,
+        respiration,
+        coagulation,
+        liver,
+        cardiovascular,
+        cns,
+        renal,
+        respiration_24hours,
+        coagulation_24hours,
+        liver_24hours,
+        cardiovascular_24hours,
+        cns_24hours,
+        renal_24hours,
+        respiration_24hours + coagulation_24hours + liver_24hours
+        + cardiovascular_24hours + cns_24hours + renal_24hours AS sofa_24hours
+    FROM rolling_24h_scores
+    WHERE hr >= 0
+
+)
+
+SELECT * FROM final

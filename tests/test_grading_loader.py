@@ -1,0 +1,70 @@
+"""Loading agent CSVs into agent_outputs: text only, pandas' reading rules, reasons instead of crashes."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import duckdb
+import pandas as pd
+import pytest
+
+from m4agent.grading.loader import Run, load_runs, pandas_column_names
+from m4agent.registry import Task
+
+TASK = Task(name="t", family="f", mode="standard", dataset="mimic-iv", description="", drop_tables=(),
+            reference="r", reference_model="ref_r", key_columns=("stay_id",), value_columns=("label", "score"),
+            required_columns=("stay_id", "label", "score"), row_coverage_threshold=1.0,
+            accuracy_threshold=1.0)
+
+
+@pytest.mark.parametrize("header", ["a,b,a", "a,a,a.1,a", ",x,", "x,X, x"])
+def test_column_names_follow_pandas(header):
+    expected = list(pd.read_csv(io.StringIO(header + "\n" + "1," * header.count(",") + "1\n")).columns)
+    assert pandas_column_names(header.split(",")) == expected
+
+
+def _load(tmp_path: Path, content: bytes | str | None) -> tuple[tuple, list[tuple]]:
+    path = tmp_path / "output.csv"
+    if content is not None:
+        path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    con = duckdb.connect()
+    load_runs(con, [Run("r1", TASK, path)])
+    file_row = con.execute("SELECT file_exists, read_error, agent_rows, header FROM agent_outputs.output_files"
+                           ).fetchone()
+    cells = con.execute("SELECT row_number, column_name, value FROM agent_outputs.output_cells "
+                        "ORDER BY row_number, column_name").fetchall()
+    con.close()
+    return file_row, cells
+
+
+def test_text_is_kept_verbatim(tmp_path):
+    content = '\ufeffstay_id,label,score,extra\r\n1,None,007,x\r\n\r\n2,"two\nlines",,y\r\n3,"", 4 ,z\r\n'
+    file_row, cells = _load(tmp_path, content)
+    assert file_row == (True, None, 3, ["stay_id", "label", "score", "extra"])
+    assert cells == [
+        (1, "label", "None"), (1, "score", "007"), (1, "stay_id", "1"),
+        (2, "label", "two\nlines"), (2, "score", None), (2, "stay_id", "2"),
+        (3, "label", None), (3, "score", " 4 "), (3, "stay_id", "3"),
+    ]
+
+
+@pytest.mark.parametrize("content, reason", [
+    (None, "output file not found"),
+    ("", "no columns to parse"),
+    ("\n\n", "no columns to parse"),
+    (b"stay_id,label\n1,caf\xe9\n", "not UTF-8"),
+    ("stay_id,label\n1,a\n2,b,c\n", "Expected Number of Columns: 2 Found: 3"),
+])
+def test_unreadable_files_get_a_reason(tmp_path, content, reason):
+    (exists, error, rows, _), cells = _load(tmp_path, content)
+    assert exists == (content is not None)
+    assert reason in error
+    assert rows is None and cells == []
+
+
+def test_header_only_and_short_rows(tmp_path):
+    file_row, cells = _load(tmp_path, "stay_id,label,score\n")
+    assert file_row == (True, None, 0, ["stay_id", "label", "score"]) and cells == []
+    file_row, cells = _load(tmp_path, "stay_id,label,score\n5\n")
+    assert file_row[2] == 1 and (1, "label", None) in cells and (1, "stay_id", "5") in cells
