@@ -23,9 +23,10 @@ import tempfile
 import time
 from pathlib import Path
 
-# MIMIC-IV: 16 scenario patients produce 17 ICU stays (the readmission scenario has two);
+# MIMIC-IV: 80 patients (16 scenarios x 5 grades) produce 87 ICU stays (the readmission scenario
+# has two in its index admission, and grades 3-4 one more in an earlier admission);
 # other datasets are calibrated with a 200-patient probe
-MIMIC_STAYS_PER_PATIENT = 17 / 16
+MIMIC_STAYS_PER_PATIENT = 87 / 80
 
 
 def _child_synth(dataset: str, patients: int, seed: int, folder: str) -> dict:

@@ -156,7 +156,8 @@ def download(dataset: str, dest: Path, base_url: str | None = None, console: Con
     console = console or Console(stderr=True)
 
     listing_url = urllib.parse.urljoin(base, CHECKSUM_FILE)
-    sums = parse_checksums(_fetch_text(listing_url), listing_url)
+    listing = _fetch_text(listing_url)
+    sums = parse_checksums(listing, listing_url)
     wanted = {name: digest for name, digest in sums.items() if name.endswith(".csv.gz")}
     needed = [f"{t.file_stem}.csv.gz" for t in tables(demo.dataset).values()]
     absent = [name for name in needed if name not in wanted]
@@ -178,6 +179,6 @@ def download(dataset: str, dest: Path, base_url: str | None = None, console: Con
                 target.unlink()
                 raise M4AgentError(f"{target}: SHA-256 {actual[:12]}... does not match {CHECKSUM_FILE} "
                                    f"({digest[:12]}...); the file was removed, rerun to fetch it again")
-    (dest / CHECKSUM_FILE).write_text("".join(f"{d}  {n}\n" for n, d in sorted(sums.items())))
+    (dest / CHECKSUM_FILE).write_text(listing)  # PhysioNet's list as published, for later checks
     console.print(f"[green]verified[/] {len(wanted)} files of the {demo.title} against {CHECKSUM_FILE}")
     return dest

@@ -86,6 +86,10 @@ def find_file(src: Path, table: Table) -> Path | None:
     return None
 
 
+def _has_file(src: Path, stem: str) -> bool:
+    return any((src / f"{stem}{suffix}").is_file() for suffix in SUFFIXES)
+
+
 def read_header(path: Path) -> tuple[str, ...]:
     """The column names on the first line of a CSV (gzip or plain); reads nothing else."""
     opener = gzip.open if path.name.endswith(".gz") else open
@@ -113,25 +117,21 @@ def _check_folder(dataset: str, src: Path) -> None:
     if not src.is_dir():
         raise M4AgentError(f"{src}: not a folder; pass --src the folder that holds the *.csv.gz files")
     own = [t.file_stem for t in tables(dataset).values()]
-    if any(find_file_stem(src, stem) for stem in own):
+    if any(_has_file(src, stem) for stem in own):
         return
     foreign = [f"{m}/" if (src / m).is_dir() else f"{m}.csv.gz"
-               for m in _FOREIGN_MARKERS[dataset] if find_file_stem(src, m) or (src / m).is_dir()]
+               for m in _FOREIGN_MARKERS[dataset] if _has_file(src, m) or (src / m).is_dir()]
     if foreign:
         other = _OTHER[dataset]
         raise M4AgentError(
             f"{src}: holds {DATASET_LABELS[other]} files (found {foreign[0]}), not {DATASET_LABELS[dataset]}; "
             f"use --dataset {other} or point --src at the {DATASET_LABELS[dataset]} folder"
         )
-    if dataset == "mimic-iv" and find_file_stem(src, "patients"):
+    if dataset == "mimic-iv" and _has_file(src, "patients"):
         raise M4AgentError(
             f"{src}: found patients.csv.gz directly in this folder; pass --src the parent folder "
             "that holds hosp/ and icu/"
         )
-
-
-def find_file_stem(src: Path, stem: str) -> bool:
-    return any((src / f"{stem}{suffix}").is_file() for suffix in SUFFIXES)
 
 
 def _unlisted_files(src: Path, dataset: str, listed: set[Path]) -> list[str]:

@@ -20,6 +20,7 @@ columns in the task's order, sorts by the key columns, and writes:
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import datetime as dt
 import decimal
@@ -150,6 +151,23 @@ def find_relation(data_dir: Path, model: str) -> tuple[Relation, str]:
     return relation, dbt_version
 
 
+def _release_in_process_dbt() -> None:
+    """Close the DuckDB instance dbt-duckdb keeps open after an in-process dbt run.
+
+    ``dbtRunner`` caches one DuckDB environment per process; while it is open, DuckDB
+    refuses a read-only connection to the same file. The next dbt run opens a new one.
+    """
+    try:
+        from dbt.adapters.duckdb.connections import DuckDBConnectionManager
+    except ImportError:
+        return
+    environment = getattr(DuckDBConnectionManager, "_ENV", None)
+    if environment is not None:
+        with contextlib.suppress(Exception):
+            environment.close()
+    DuckDBConnectionManager.close_all_connections()
+
+
 def _connect(data_dir: Path) -> duckdb.DuckDBPyConnection:
     """Read-only connection to the MIMIC-IV database with the eICU database attached as ``eicu``."""
     mimic = database_path(data_dir, "mimic-iv")
@@ -159,7 +177,12 @@ def _connect(data_dir: Path) -> duckdb.DuckDBPyConnection:
             f"database {mimic} not found; run `m4agent quickstart --data-dir {data_dir}` "
             f"or `m4agent data synth --data-dir {data_dir}` and `m4agent reference build`"
         )
-    con = duckdb.connect(str(mimic), read_only=True)
+    try:
+        con = duckdb.connect(str(mimic), read_only=True)
+    except duckdb.ConnectionException:
+        # A dbt run earlier in this process still holds the file with other settings.
+        _release_in_process_dbt()
+        con = duckdb.connect(str(mimic), read_only=True)
     if eicu.exists():
         con.execute(f"ATTACH '{eicu}' AS eicu (READ_ONLY)")
     return con

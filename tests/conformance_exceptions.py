@@ -74,6 +74,41 @@ EXCEPTIONS: tuple[ConformanceException, ...] = (
         """,
     ),
     ConformanceException(
+        name="oxygen_delivery_flow_storetime_ties",
+        table="oxygen_delivery",
+        reason=(
+            "When one O2 flow item (223834/227582 as one, or 227287) is charted twice at the same "
+            "charttime with the same latest storetime, m4-infra keeps an arbitrary one "
+            "(ROW_NUMBER ordered by storetime only); ours keeps the larger value, as mimic-code "
+            "HEAD does. At such times the flows are not compared."
+        ),
+        compare_sql="""
+            WITH flows AS (
+                SELECT
+                    subject_id, charttime,
+                    CASE WHEN itemid IN (223834, 227582) THEN 223834 ELSE itemid END AS itemid,
+                    storetime
+                FROM mimiciv_icu.chartevents
+                WHERE value IS NOT NULL AND itemid IN (223834, 227582, 227287)
+            ),
+            tied AS (
+                SELECT DISTINCT subject_id, charttime
+                FROM flows
+                QUALIFY COUNT(*) OVER (PARTITION BY subject_id, charttime, itemid, storetime) > 1
+                    AND storetime = MAX(storetime) OVER (PARTITION BY subject_id, charttime, itemid)
+            )
+            SELECT
+                t.subject_id, t.stay_id, t.charttime,
+                CASE WHEN tied.subject_id IS NULL THEN t.o2_flow END AS o2_flow,
+                CASE WHEN tied.subject_id IS NULL THEN t.o2_flow_additional END AS o2_flow_additional,
+                t.o2_delivery_device_1, t.o2_delivery_device_2,
+                t.o2_delivery_device_3, t.o2_delivery_device_4
+            FROM {table} AS t
+            LEFT JOIN tied
+                ON t.subject_id = tied.subject_id AND t.charttime = tied.charttime
+        """,
+    ),
+    ConformanceException(
         name="first_day_rrt_dialysis_type_order",
         table="first_day_rrt",
         reason=(
@@ -93,7 +128,7 @@ EXCEPTIONS: tuple[ConformanceException, ...] = (
         reason=(
             "When a stay's lowest first-day GCS was charted more than once, m4-infra takes the "
             "components (motor, verbal, eyes, unable) of an arbitrary one of those chartings "
-            "(ROW_NUMBER ordered by gcs only); ours takes the earliest. For such stays only "
+            "(ROW_NUMBER ordered by gcs only); ours takes the latest, as mimic-code HEAD does. For such stays only "
             "gcs_min is compared."
         ),
         compare_sql="""

@@ -52,9 +52,25 @@ TABLES = sorted(_m4_tables())
 @dataclass(frozen=True)
 class BuiltPair:
     seed: int
+    data_dir: Path
     ours: Path
     theirs: Path
     build_error: str | None  # our dbt run's failure, if any (the tables it built are still compared)
+
+
+def _release_dbt_database() -> None:
+    """Close the DuckDB connection dbt-duckdb keeps open in this process after a run.
+
+    dbt-duckdb caches one environment (and its connection to the data directory's
+    database) per process; while it lives, DuckDB refuses a read-only connection to
+    the same file.
+    """
+    from dbt.adapters.duckdb.connections import DuckDBConnectionManager
+
+    with DuckDBConnectionManager._LOCK:
+        if DuckDBConnectionManager._ENV is not None:
+            DuckDBConnectionManager._ENV.close()
+        DuckDBConnectionManager.close_all_connections()
 
 
 @pytest.fixture(scope="module", params=SEEDS, ids=[f"seed{s}" for s in SEEDS])
@@ -79,8 +95,10 @@ def built(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
         invoke(data_dir, ["run", "--select", "+path:models/intermediate/mimiciv"])
     except M4AgentError as error:
         build_error = str(error)
+    finally:
+        _release_dbt_database()
     assert ours == database_path(data_dir, "mimic-iv")
-    yield BuiltPair(seed, ours, theirs, build_error)
+    yield BuiltPair(seed, data_dir, ours, theirs, build_error)
 
 
 def _columns(con: duckdb.DuckDBPyConnection, table: str) -> list[tuple[str, str]]:
@@ -162,6 +180,15 @@ def test_table_matches_m4_infra(built: BuiltPair, table: str) -> None:
 
     difference = _row_difference(_rows(built.theirs, table), _rows(built.ours, table))
     assert difference is None, f"mimiciv_derived.{table} (seed {built.seed}) differs:\n{difference}"
+
+
+def test_dbt_tests_of_derived_models_pass(built: BuiltPair) -> None:
+    """The derived models' own data and unit tests hold on this synthetic database."""
+    assert built.build_error is None, built.build_error
+    try:
+        invoke(built.data_dir, ["test", "--select", "path:models/intermediate/mimiciv"])
+    finally:
+        _release_dbt_database()
 
 
 def test_exceptions_name_real_tables_once() -> None:

@@ -118,7 +118,7 @@ def test_full_download_then_load(server, demo_folder: Path, tmp_path: Path) -> N
     assert got == served and not list(dest.rglob("*.part"))
     for name in got:
         assert (dest / name).read_bytes() == (demo_folder / name).read_bytes()
-    assert (dest / "SHA256SUMS.txt").is_file()
+    assert (dest / "SHA256SUMS.txt").read_text() == (demo_folder / "SHA256SUMS.txt").read_text()
 
     data = tmp_path / "data"
     loaded = runner.invoke(app, ["data", "load", "--dataset", "mimic-iv", "--src", str(dest),

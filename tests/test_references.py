@@ -31,7 +31,7 @@ import pytest
 from typer.testing import CliRunner
 
 from m4agent.cli import app
-from m4agent.dbt_runner import build
+from m4agent.dbt_runner import invoke
 from m4agent.paths import database_path
 from m4agent.reference_export import export, format_value, manifest_path
 from m4agent.registry import Task, all_tasks
@@ -52,7 +52,8 @@ def _build_data_dir(root: Path) -> Path:
     pristine.mkdir()
     for dataset in ("mimic-iv", "eicu"):
         shutil.copyfile(database_path(root, dataset), pristine / database_path(root, dataset).name)
-    build(root, select="+marts.reference")
+    # The references, everything upstream, and the tests whose every parent is built.
+    invoke(root, ["build", "--select", "+marts.reference", "--indirect-selection", "cautious"])
     return root
 
 

@@ -98,6 +98,10 @@ def test_ids_and_times_follow_mimic_conventions(q: Query) -> None:
     # readmissions and stays that are not the first of their admission
     assert q("SELECT count(*) FROM (SELECT subject_id FROM mimiciv_hosp.admissions GROUP BY 1 HAVING count(*) > 1)")[0][0] > 0
     assert q("SELECT count(*) FROM (SELECT hadm_id FROM mimiciv_icu.icustays GROUP BY 1 HAVING count(*) > 1)")[0][0] > 0
+    assert q("""SELECT count(*) FROM (SELECT subject_id FROM mimiciv_icu.icustays
+                GROUP BY 1 HAVING count(DISTINCT hadm_id) > 1)""")[0][0] > 0  # ICU readmission
+    assert q("""SELECT count(*) FROM mimiciv_hosp.admissions a WHERE NOT EXISTS
+                (SELECT 1 FROM mimiciv_icu.icustays i WHERE i.hadm_id = a.hadm_id)""")[0][0] > 0  # ward-only
     assert q("SELECT count(*) FROM mimiciv_icu.icustays WHERE los < 0.5")[0][0] > 0  # short stays
 
 
@@ -165,6 +169,14 @@ def test_messy_cases_are_planted(q: Query) -> None:
     assert count("SELECT count(*) FROM mimiciv_icu.inputevents WHERE itemid = 221749 AND patientweight IS NULL") > 0
     specimens = {r[0] for r in q("SELECT DISTINCT value FROM mimiciv_hosp.labevents WHERE itemid = 52033")}
     assert "ART." in specimens and specimens & {"VEN.", "MIX.", "CENTRAL VENOUS."}
+    # values the concepts must filter out
+    assert count(f"SELECT count(*) FROM {ce} WHERE itemid = 223762 AND valuenum > 50") > 0  # F in the C field
+    assert count(f"SELECT count(*) FROM {ce} WHERE itemid = 223761 AND valuenum < 70") > 0  # C in the F field
+    assert count(f"SELECT count(*) FROM {ce} WHERE itemid = 220339 AND valuenum > 100") > 0
+    assert count("SELECT count(*) FROM mimiciv_hosp.labevents WHERE valuenum IS NULL AND value = '___'") > 0
+    assert count("""SELECT count(*) FROM mimiciv_icu.inputevents
+                    WHERE itemid = 221289 AND rate IS NULL AND ordercategorydescription = 'Drug Push'""") > 0
+    assert count("SELECT count(*) FROM mimiciv_icu.inputevents WHERE itemid = 221906 AND rateuom = 'mcg/min'") > 0
     # chart values are text like MIMIC's: integers without a decimal point
     assert q(f"SELECT value FROM {ce} WHERE itemid = 220045 LIMIT 1")[0][0].isdigit()
 

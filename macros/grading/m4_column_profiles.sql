@@ -1,37 +1,51 @@
 {#-
-  One row per (owner, column) of a long table of text cells (owner = run_id or
-  reference_model, ordered by row_column): the pandas dtype the CSV reader
-  would infer, the kind a key column normalises to (numeric where every value
-  parses, else timestamp, else text), whether the column parses as timestamps
-  with the format of its first value, and M4Bench's "looks temporal" test on
-  its first 50 present values.
+  One row per distinct (owner, column, value) of a long table of text cells
+  (owner = run_id or reference_model, rows ordered by row_column): how many
+  cells hold it, its first row, and its features (m4_value_features). Every
+  per-value test runs once per distinct value, not once per cell.
 -#}
-{% macro m4_column_profiles(cells, owner, row_column) %}
-WITH features AS (
+{% macro m4_distinct_values(cells, owner, row_column) %}
+WITH distinct_values AS (
     SELECT
         {{ owner }} AS owner,
         column_name,
-        {{ row_column }} AS row_order,
         value,
-        {{ m4_is_int('value') }} AS is_int,
-        {{ m4_is_float('value') }} AS is_float,
-        {{ m4_is_bool('value') }} AS is_bool,
-        {{ m4_signature('value') }} AS signature
+        COUNT(*) AS n_cells,
+        MIN({{ row_column }}) AS first_row
     FROM {{ cells }}
-),
+    GROUP BY {{ owner }}, column_name, value
+)
 
-counts AS (
+SELECT
+    owner AS {{ owner }},
+    column_name,
+    value,
+    n_cells,
+    first_row,
+    {{ m4_value_features('value') }}
+FROM distinct_values
+{% endmacro %}
+
+{#-
+  One row per (owner, column) from its distinct values: the pandas dtype the CSV
+  reader would infer, the kind a key column normalises to (numeric where every
+  value parses, else timestamp, else text), whether every value parses as a
+  timestamp with the format of the column's first value, and (when `cells` is
+  given) M4Bench's "looks temporal" test on the first 50 present values.
+-#}
+{% macro m4_column_profiles(values, owner, cells=none, row_column=none) %}
+WITH counts AS (
     SELECT
-        owner,
+        {{ owner }} AS owner,
         column_name,
-        COUNT(*) AS n_rows,
-        COUNT(value) AS n_present,
-        COUNT(*) FILTER (WHERE is_int) AS n_int,
-        COUNT(*) FILTER (WHERE is_float) AS n_float,
-        COUNT(*) FILTER (WHERE is_bool) AS n_bool,
-        ARG_MIN(signature, row_order) FILTER (WHERE value IS NOT NULL) AS first_signature
-    FROM features
-    GROUP BY owner, column_name
+        SUM(n_cells) AS n_rows,
+        COALESCE(SUM(n_cells) FILTER (WHERE value IS NOT NULL), 0) AS n_present,
+        COALESCE(SUM(n_cells) FILTER (WHERE is_int), 0) AS n_int,
+        COALESCE(SUM(n_cells) FILTER (WHERE is_float), 0) AS n_float,
+        COALESCE(SUM(n_cells) FILTER (WHERE is_bool), 0) AS n_bool,
+        ARG_MIN(signature, first_row) FILTER (WHERE value IS NOT NULL) AS first_signature
+    FROM {{ values }}
+    GROUP BY {{ owner }}, column_name
 ),
 
 typed AS (
@@ -40,33 +54,51 @@ typed AS (
         {{ m4_column_dtype('n_rows', 'n_present', 'n_int', 'n_float', 'n_bool') }} AS dtype
     FROM counts
 ),
+{%- if cells is not none %}
+
+first_fifty AS (
+    SELECT owner, column_name, MAX(row_order) AS last_row
+    FROM (
+        SELECT
+            {{ owner }} AS owner,
+            column_name,
+            {{ row_column }} AS row_order,
+            ROW_NUMBER() OVER (PARTITION BY {{ owner }}, column_name ORDER BY {{ row_column }}) AS present_rank
+        FROM {{ cells }}
+        WHERE value IS NOT NULL
+    ) AS present_cells
+    WHERE present_rank <= 50
+    GROUP BY owner, column_name
+),
+{%- endif %}
 
 parsed AS (
     SELECT
-        features.owner,
-        features.column_name,
-        COUNT(*) FILTER (
-            WHERE features.value IS NOT NULL
-                AND features.signature = typed.first_signature
-                AND {{ m4_is_timestamp_signature('typed.first_signature') }}
-                AND {{ m4_parse_timestamp('features.value', 'features.signature') }} IS NOT NULL
-        ) AS n_timestamp,
-        BOOL_OR(regexp_matches(
-            {{ m4_render('features.value', 'typed.dtype') }},
+        typed.owner,
+        typed.column_name,
+        COALESCE(SUM(v.n_cells) FILTER (
+            WHERE v.value IS NOT NULL
+                AND v.signature = typed.first_signature
+                AND v.timestamp_value IS NOT NULL
+        ), 0) AS n_timestamp,
+        {%- if cells is not none %}
+        COALESCE(BOOL_OR(regexp_matches(
+            {{ m4_render('v.', 'typed.dtype') }},
             '\d{4}-\d{2}-\d{2}|T\d{2}:|\d{1,2}:\d{2}'
-        )) FILTER (WHERE features.present_rank <= 50) AS looks_temporal
-    FROM (
-        SELECT
-            *,
-            CASE WHEN value IS NOT NULL
-                THEN ROW_NUMBER() OVER (PARTITION BY owner, column_name, value IS NOT NULL ORDER BY row_order)
-            END AS present_rank
-        FROM features
-    ) AS features
-    INNER JOIN typed
-        ON features.owner = typed.owner
-        AND features.column_name = typed.column_name
-    GROUP BY features.owner, features.column_name
+        )) FILTER (WHERE v.value IS NOT NULL AND v.first_row <= first_fifty.last_row), FALSE) AS looks_temporal
+        {%- else %}
+        FALSE AS looks_temporal
+        {%- endif %}
+    FROM typed
+    INNER JOIN {{ values }} AS v
+        ON typed.owner = v.{{ owner }}
+        AND typed.column_name = v.column_name
+    {%- if cells is not none %}
+    LEFT JOIN first_fifty
+        ON typed.owner = first_fifty.owner
+        AND typed.column_name = first_fifty.column_name
+    {%- endif %}
+    GROUP BY typed.owner, typed.column_name
 )
 
 SELECT
@@ -80,7 +112,7 @@ SELECT
     typed.dtype,
     typed.first_signature,
     parsed.n_timestamp,
-    COALESCE(parsed.looks_temporal, FALSE) AS looks_temporal,
+    parsed.looks_temporal,
     CASE
         WHEN typed.n_float = typed.n_rows OR typed.dtype = 'bool' THEN 'numeric'
         WHEN parsed.n_timestamp = typed.n_rows THEN 'timestamp'
@@ -93,14 +125,14 @@ INNER JOIN parsed
     AND typed.column_name = parsed.column_name
 {% endmacro %}
 
-{#- The normalised text of one key cell, given its column profile: the number,
-    the UTC-free timestamp, or pandas' string of the cell; '<NA>' for missing. -#}
-{% macro m4_key_text(value, profile) -%}
+{#- The normalised text of one key value (features prefix `cell`, profile alias
+    `profile`): the number, the timestamp, or pandas' string; '<NA>' for missing. -#}
+{% macro m4_key_text(cell, profile) -%}
     COALESCE(
         CASE {{ profile }}.key_kind
-            WHEN 'numeric' THEN CAST({{ m4_numeric(value, profile ~ '.dtype') }} AS VARCHAR)
-            WHEN 'timestamp' THEN CAST({{ m4_parse_timestamp(value, m4_signature(value)) }} AS VARCHAR)
-            ELSE {{ m4_render(value, profile ~ '.dtype') }}
+            WHEN 'numeric' THEN CAST({{ m4_numeric(cell, profile ~ '.dtype') }} AS VARCHAR)
+            WHEN 'timestamp' THEN CAST({{ cell }}timestamp_value AS VARCHAR)
+            ELSE {{ m4_render(cell, profile ~ '.dtype') }}
         END,
         '<NA>'
     )

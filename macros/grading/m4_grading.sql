@@ -60,24 +60,43 @@
     END
 {%- endmacro %}
 
-{#- pd.to_numeric of a cell in a column of that dtype (NULL = NaN). -#}
-{% macro m4_numeric(value, dtype) -%}
+{#- The features of one distinct cell text, computed once per (owner, column, value):
+    the pandas parse tests, the number and both renderings DuckDB gives it, and its
+    timestamp shape and value. Selected from a relation with a `value` column. -#}
+{% macro m4_value_features(value) -%}
+    {{ m4_is_int(value) }} AS is_int,
+    {{ m4_is_float(value) }} AS is_float,
+    {{ m4_is_bool(value) }} AS is_bool,
+    COALESCE(lower({{ value }}) = 'true', FALSE) AS is_true,
+    TRY_CAST(trim({{ value }}, ' ' || chr(9)) AS DOUBLE) AS as_double,
+    CAST(TRY_CAST(trim({{ value }}, ' ' || chr(9)) AS HUGEINT) AS VARCHAR) AS int_text,
+    CAST(TRY_CAST(trim({{ value }}, ' ' || chr(9)) AS DOUBLE) AS VARCHAR) AS float_text,
+    {{ m4_signature(value) }} AS signature,
     CASE
-        WHEN {{ value }} IS NULL THEN NULL
-        WHEN {{ dtype }} IN ('int', 'float') THEN TRY_CAST(trim({{ value }}, ' \t') AS DOUBLE)
-        WHEN {{ dtype }} IN ('bool', 'objbool') THEN CASE WHEN lower({{ value }}) = 'true' THEN 1.0 ELSE 0.0 END
-        WHEN {{ dtype }} = 'text' AND {{ m4_is_float(value) }} THEN TRY_CAST(trim({{ value }}, ' \t') AS DOUBLE)
+        WHEN {{ m4_is_timestamp_signature(m4_signature(value)) }}
+            THEN {{ m4_parse_timestamp(value, m4_signature(value)) }}
+    END AS timestamp_value
+{%- endmacro %}
+
+{#- pd.to_numeric of a cell in a column of that dtype (NULL = NaN), from its features;
+    `cell` is a column prefix such as 'v.' or 'merged.truth_'. -#}
+{% macro m4_numeric(cell, dtype) -%}
+    CASE
+        WHEN {{ cell }}value IS NULL THEN NULL
+        WHEN {{ dtype }} IN ('int', 'float') THEN {{ cell }}as_double
+        WHEN {{ dtype }} IN ('bool', 'objbool') THEN CASE WHEN {{ cell }}is_true THEN 1.0 ELSE 0.0 END
+        WHEN {{ dtype }} = 'text' AND {{ cell }}is_float THEN {{ cell }}as_double
     END
 {%- endmacro %}
 
-{#- series.astype("string") of a cell in a column of that dtype (NULL = <NA>). -#}
-{% macro m4_render(value, dtype) -%}
+{#- series.astype("string") of a cell in a column of that dtype (NULL = <NA>), from its features. -#}
+{% macro m4_render(cell, dtype) -%}
     CASE
-        WHEN {{ value }} IS NULL THEN NULL
-        WHEN {{ dtype }} = 'int' THEN CAST(TRY_CAST(trim({{ value }}, ' \t') AS HUGEINT) AS VARCHAR)
-        WHEN {{ dtype }} = 'float' THEN CAST(TRY_CAST(trim({{ value }}, ' \t') AS DOUBLE) AS VARCHAR)
-        WHEN {{ dtype }} IN ('bool', 'objbool') THEN CASE WHEN lower({{ value }}) = 'true' THEN 'True' ELSE 'False' END
-        ELSE {{ value }}
+        WHEN {{ cell }}value IS NULL THEN NULL
+        WHEN {{ dtype }} = 'int' THEN {{ cell }}int_text
+        WHEN {{ dtype }} = 'float' THEN {{ cell }}float_text
+        WHEN {{ dtype }} IN ('bool', 'objbool') THEN CASE WHEN {{ cell }}is_true THEN 'True' ELSE 'False' END
+        ELSE {{ cell }}value
     END
 {%- endmacro %}
 

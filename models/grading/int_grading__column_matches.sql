@@ -53,18 +53,11 @@ column_types AS (
 
 cells AS (
     SELECT
-        merged.run_id,
-        merged.column_name,
-        merged.truth_row,
-        merged.agent_row,
-        merged.truth_value,
-        merged.agent_value,
-        {{ m4_numeric('merged.truth_value', 'column_types.truth_dtype') }} AS truth_number,
-        {{ m4_numeric('merged.agent_value', 'column_types.agent_dtype') }} AS agent_number,
-        {{ m4_render('merged.truth_value', 'column_types.truth_dtype') }} AS truth_text,
-        {{ m4_render('merged.agent_value', 'column_types.agent_dtype') }} AS agent_text,
-        {{ m4_signature('merged.truth_value') }} AS truth_signature,
-        {{ m4_signature('merged.agent_value') }} AS agent_signature
+        merged.*,
+        {{ m4_numeric('merged.truth_', 'column_types.truth_dtype') }} AS truth_number,
+        {{ m4_numeric('merged.agent_', 'column_types.agent_dtype') }} AS agent_number,
+        {{ m4_render('merged.truth_', 'column_types.truth_dtype') }} AS truth_text,
+        {{ m4_render('merged.agent_', 'column_types.agent_dtype') }} AS agent_text
     FROM {{ ref('int_grading__merged_cells') }} AS merged
     INNER JOIN column_types
         ON merged.run_id = column_types.run_id
@@ -92,8 +85,7 @@ column_modes AS (
             WHERE cells.truth_value IS NOT NULL AND cells.agent_value IS NOT NULL
                 AND NOT COALESCE(
                     cells.agent_signature = agent_formats.first_signature
-                    AND {{ m4_is_timestamp_signature('agent_formats.first_signature') }}
-                    AND {{ m4_parse_timestamp('cells.agent_value', 'cells.agent_signature') }} IS NOT NULL,
+                    AND cells.agent_timestamp_value IS NOT NULL,
                     FALSE
                 )
         ) AS agent_not_timestamp,
@@ -146,10 +138,8 @@ matched AS (
                     WHEN 'numeric'
                         THEN abs(cells.truth_number - cells.agent_number) <= COALESCE(decided.tolerance, 0)
                     WHEN 'timestamp'
-                        THEN abs(
-                            epoch_us({{ m4_parse_timestamp('cells.truth_value', 'cells.truth_signature') }})
-                            - epoch_us({{ m4_parse_timestamp('cells.agent_value', 'cells.agent_signature') }})
-                        ) <= COALESCE(decided.tolerance, 0) * 1000000
+                        THEN abs(epoch_us(cells.truth_timestamp_value) - epoch_us(cells.agent_timestamp_value))
+                            <= COALESCE(decided.tolerance, 0) * 1000000
                     WHEN 'text' THEN cells.truth_text = cells.agent_text
                     ELSE FALSE
                 END

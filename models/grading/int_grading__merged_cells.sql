@@ -1,8 +1,8 @@
 {#-
   M4Bench's merge, long: one row per (run, scored column, truth row) of every
   comparable run, with the truth cell and the cell of the agent's kept row for
-  that key (agent_row NULL when the agent did not supply the key). Scored
-  columns the output lacks are left out (they score 0).
+  that key (agent_row NULL when the agent did not supply the key), each with
+  its value features. Scored columns the output lacks are left out (they score 0).
 -#}
 {{ config(enabled=var('m4_grading', false)) }}
 WITH runs AS (
@@ -44,8 +44,22 @@ SELECT
     scored_columns.column_name,
     merged_rows.truth_row,
     merged_rows.agent_row,
-    truth_cells.value AS truth_value,
-    agent_cells.value AS agent_value
+    truth_values.value AS truth_value,
+    truth_values.is_float AS truth_is_float,
+    truth_values.is_true AS truth_is_true,
+    truth_values.as_double AS truth_as_double,
+    truth_values.int_text AS truth_int_text,
+    truth_values.float_text AS truth_float_text,
+    truth_values.signature AS truth_signature,
+    truth_values.timestamp_value AS truth_timestamp_value,
+    agent_values.value AS agent_value,
+    agent_values.is_float AS agent_is_float,
+    agent_values.is_true AS agent_is_true,
+    agent_values.as_double AS agent_as_double,
+    agent_values.int_text AS agent_int_text,
+    agent_values.float_text AS agent_float_text,
+    agent_values.signature AS agent_signature,
+    agent_values.timestamp_value AS agent_timestamp_value
 FROM merged_rows
 INNER JOIN scored_columns
     ON merged_rows.task = scored_columns.task
@@ -54,7 +68,15 @@ INNER JOIN {{ ref('int_grading__truth_cells') }} AS truth_cells
     ON merged_rows.reference_model = truth_cells.reference_model
     AND merged_rows.truth_row = truth_cells.truth_row
     AND scored_columns.column_name = truth_cells.column_name
+INNER JOIN {{ ref('int_grading__truth_values') }} AS truth_values
+    ON truth_cells.reference_model = truth_values.reference_model
+    AND truth_cells.column_name = truth_values.column_name
+    AND truth_cells.value IS NOT DISTINCT FROM truth_values.value
 LEFT JOIN {{ source('agent_outputs', 'output_cells') }} AS agent_cells
     ON merged_rows.run_id = agent_cells.run_id
     AND merged_rows.agent_row = agent_cells.row_number
     AND scored_columns.column_name = agent_cells.column_name
+LEFT JOIN {{ ref('int_grading__agent_values') }} AS agent_values
+    ON agent_cells.run_id = agent_values.run_id
+    AND agent_cells.column_name = agent_values.column_name
+    AND agent_cells.value IS NOT DISTINCT FROM agent_values.value

@@ -31,6 +31,11 @@ _VALUE_FROM_NUM = (
 _ARROW_INT = {"INTEGER": pa.int32(), "SMALLINT": pa.int16(), "BIGINT": pa.int64()}
 
 
+def _scalar(v: Any) -> Any:
+    """A one-row block may carry length-1 arrays; unwrap them."""
+    return v.reshape(-1)[0] if isinstance(v, np.ndarray) else v
+
+
 def _kind(duck_type: str) -> str:
     if duck_type in _INT_TYPES:
         return "int"
@@ -50,6 +55,7 @@ class TableBuffer:
         self.types = {c.name: c.type for c in table.columns}
         self.value_from_valuenum = value_from_valuenum
         self.blocks: list[tuple[int, dict[str, Any]]] = []
+        self.singles: list[dict[str, Any]] = []
         self.rows = 0
 
     def add(self, n: int, **cols: Any) -> None:
@@ -58,8 +64,25 @@ class TableBuffer:
         unknown = set(cols) - set(self.kinds)
         if unknown:
             raise KeyError(f"{self.table.qualified} has no column(s) {sorted(unknown)}")
-        self.blocks.append((n, cols))
+        if n == 1:  # single rows are gathered as Python values and become one block at flush
+            self.singles.append(cols)
+        else:
+            self.blocks.append((n, cols))
         self.rows += n
+
+    def _gather_singles(self) -> None:
+        if not self.singles:
+            return
+        names = [c for c in self.kinds if any(c in row for row in self.singles)]
+        block: dict[str, Any] = {}
+        for name in names:
+            values = [_scalar(row.get(name)) for row in self.singles]
+            if self.kinds[name] == "str":
+                block[name] = np.array(values, dtype=object)
+            else:  # numbers and microsecond times are exact in float64 (below 2**53)
+                block[name] = np.array([np.nan if v is None else v for v in values], dtype=float)
+        self.blocks.append((len(self.singles), block))
+        self.singles = []
 
     def _column(self, name: str) -> pa.Array:
         """One column over all blocks; NaN (floats) and None (text) are NULL, as is an absent block value.
@@ -106,6 +129,7 @@ class TableBuffer:
         """Append the buffered rows to the table and empty the buffer."""
         if not self.rows:
             return 0
+        self._gather_singles()
         present = [c.name for c in self.table.columns if any(c.name in cols for _, cols in self.blocks)]
         arrow = pa.table({name: self._column(name) for name in present})
         exprs = []

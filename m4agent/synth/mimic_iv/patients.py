@@ -162,7 +162,9 @@ class PatientFactory:
         if has_ed:
             transfers.append((None, "ED", "Emergency Department", edregtime, admittime))
         stays: list[IcuStay] = []
-        if index_admission:
+        # an earlier admission is a ward stay, or (readmission scenario, grades 3-4) an ICU stay of its own
+        n_icu = scen.icu_stays if index_admission else int(scen.name == "readmission" and self.grade >= 3)
+        if n_icu:
             # pre-ICU length of stay covers every OASIS band: <10 min, <5 h, <24 h, <13 d, >13 d
             pre = (self._minutes(2, 9), self._minutes(60, 280), self._minutes(400, 1400),
                    int(rng.integers(2, 11)) * DAY + self._minutes(0, 600),
@@ -177,21 +179,22 @@ class PatientFactory:
             if pre > 30 * MIN:
                 ward = "Surgery" if elective else cat.WARD_CAREUNITS[self.variant % len(cat.WARD_CAREUNITS)]
                 transfers.append((None, "admit", "PACU" if elective else ward, admittime, t))
-            for k in range(scen.icu_stays):
+            for k in range(n_icu):
                 los = rng.uniform(*scen.los_h) * HOUR if k == 0 else rng.uniform(20, 60) * HOUR
                 los = int(los // MIN) * MIN
                 careunit = self._careunit()
                 transfer_id = self._transfer_id()
-                stay = IcuStay(self.subject_id, hadm_id, transfer_id, t, t + los, careunit, k == 0,
+                first = k == 0 and index_admission
+                stay = IcuStay(self.subject_id, hadm_id, transfer_id, t, t + los, careunit, first,
                                weight=round(float(np.clip(rng.normal(80, 18), 42, 180)), 1))
-                stay.levels = organ_levels(scen, self.grade, self.variant) if k == 0 else organ_levels(scen, 0, 0)
+                stay.levels = organ_levels(scen, self.grade, self.variant) if first else organ_levels(scen, 0, 0)
                 inpatient = [x for x in transfers if x[1] != "ED"]
                 transfers.append((transfer_id, "transfer" if inpatient else "admit", careunit, t, t + los))
                 stays.append(stay)
                 t = t + los
                 gap = int(rng.integers(1, 4)) * DAY + self._minutes(0, 600)
                 ward = cat.WARD_CAREUNITS[(self.variant + k) % len(cat.WARD_CAREUNITS)]
-                if dies and k == scen.icu_stays - 1:
+                if dies and k == n_icu - 1:
                     gap = 0
                 else:
                     transfers.append((None, "transfer", ward, t, t + gap))
@@ -523,6 +526,8 @@ class PatientFactory:
                 self.respiratory(st)
             if "weight" not in missing:
                 self.weights(st)
+            if "vitals" not in missing:
+                self.messy_chart(st)
             if scen.aki == "crrt":
                 self.crrt(st)
         if "labs" not in missing:
@@ -685,6 +690,9 @@ class PatientFactory:
         style = (self.index // 5) % 4
         if style != 3:  # admission weight
             self._chart(st, 226512, np.array([st.intime + self._minutes(20, 120)]), st.weight, uom="kg")
+        if style == 2:  # a corrected admission weight a few hours later (only the first is backdated)
+            self._chart(st, 226512, np.array([st.intime + self._minutes(300, 400)]), round(st.weight - 2.5, 1),
+                        uom="kg")
         if style in (1, 3):  # daily weights
             t = self._grid(st, 24.0, 20.0)
             self._chart(st, 224639, t, np.round(st.weight + rng.normal(0, 1.5, t.size), 1), uom="kg")
@@ -694,6 +702,27 @@ class PatientFactory:
         elif self.variant % 3 == 1:
             self._chart(st, 226707, np.array([st.intime + self._minutes(20, 120)]), float(rng.integers(60, 76)),
                         uom="Inch")
+        elif self.variant % 6 == 2:
+            self._chart(st, 226730, np.array([st.intime + self._minutes(20, 120)]), 1.7, uom="cm")  # metres: dropped
+
+    def messy_chart(self, st: IcuStay) -> None:
+        """Charting errors the concepts filter out: swapped temperature units, artefacts, impossible settings."""
+        k = self.index % 7
+        t = np.array([st.intime + self._minutes(150, 170)])
+        if k == 0:
+            self._chart(st, 223762, t, 98.4, uom="°C")  # Fahrenheit typed in the Celsius field
+        elif k == 1:
+            self._chart(st, 223761, t, 36.9, uom="°F")  # Celsius typed in the Fahrenheit field
+        elif k == 2:
+            self._chart(st, 220045, t, 0.0, uom="bpm")  # artefact
+        elif k == 3:
+            self._chart(st, 220210, t, 88.0, uom="insp/min")  # out of range
+        elif k == 4:
+            self._chart(st, 220339, t, 150.0, uom="cmH2O")  # PEEP above 100: cleaned to NULL
+        elif k == 5:
+            self._chart(st, 220179, t, 480.0, uom="mmHg")  # systolic above 400
+        else:
+            self._chart(st, 225664, t, 0.0, uom="mg/dL")  # glucose 0
 
     # -- respiratory support -------------------------------------------------------
     def vent_plan(self, st: IcuStay) -> None:
@@ -866,6 +895,9 @@ class PatientFactory:
         self._lab_series(st.hadm_id, times_a[liver_draw] + 3 * MIN, [50885, 50861, 50878, 50863],
                          np.column_stack([np.round(bili[liver_draw], 1), np.round(rng.uniform(10, 300, k)),
                                           np.round(rng.uniform(12, 400, k)), np.round(rng.uniform(40, 250, k))]))
+        if self.index % 9 == 0:  # results withheld or unreportable: text only, no valuenum
+            self._lab_panel(st.hadm_id, int(times_a[-1]) + 20 * MIN, [50912, 51265],
+                            [None, None], ["___", "UNABLE TO REPORT"])
         if st.first and self.scen.name == "sepsis_shock":
             self._lab_panel(st.hadm_id, int(times[0]) + 5 * MIN, [50889, 51003], [round(rng.uniform(50, 250), 1), 0.04])
         if scen.gas or lv.get("resp", 0) > 0:
@@ -896,30 +928,27 @@ class PatientFactory:
         times = [st.intime + int(h * HOUR) + self._minutes(0, 10) for h in offsets if st.intime + h * HOUR < st.outtime]
         worst = int(rng.integers(0, min(4, len(times)))) if st.first and times else -1
         vented_stay = scen.vent in ("ett", "trach")
-        for k, t in enumerate(times):
-            vented = bool(st.vent_until) and t < st.vent_until
-            fio2 = int(self._fio2(st, np.array([t]), np.array([vented]))[0])
-            if k == worst:
-                pf = rng.uniform(*PF_BANDS[level])
-            else:
-                pf = rng.uniform(PF_BANDS[level][1] + 20, PF_BANDS[level][1] + 160)
-            po2 = round(pf * fio2 / 100.0)
-            ph = round(p["ph"] + rng.normal(0, 0.01), 2)
-            pco2 = round(p["pco2"] + rng.normal(0, 1.5))
-            items = [52033, 50821, 50818, 50820, 50802, 50804, 50813]
-            vals: list[float | None] = [None, float(po2), float(pco2), ph, round(rng.uniform(-6, 3)),
-                                        round(rng.uniform(18, 30)), round(p["lactate"] * rng.normal(1, 0.1), 1)]
-            texts: list[str | None] = ["ART.", None, None, None, None, None, None]
+        n = len(times)
+        if n:
+            t = np.array(times, dtype=np.int64)
+            vented = (t < st.vent_until) if st.vent_until else np.zeros(n, dtype=bool)
+            fio2 = self._fio2(st, t, vented).astype(float)
+            band = PF_BANDS[level]
+            pf = np.where(np.arange(n) == worst, rng.uniform(*band, n), rng.uniform(band[1] + 20, band[1] + 160, n))
+            po2 = np.round(pf * fio2 / 100.0)
+            pco2 = np.round(p["pco2"] + rng.normal(0, 1.5, n))
+            k = np.arange(n)
             # FiO2 travels with the gas (percent or fraction) unless a vent setting was charted
-            if not (vented and vented_stay) or k % 2 == 1:
-                items.append(50816)
-                vals.append(float(fio2) if (self.index + k) % 3 else fio2 / 100.0)
-                texts.append(None)
-            if vented and fio2 >= 50:
-                items.append(50801)
-                vals.append(float(round(fio2 / 100 * 713 - pco2 / 0.8 - po2)))
-                texts.append(None)
-            self._lab_panel(st.hadm_id, t, items, vals, texts)
+            with_fio2 = ~(vented & vented_stay) | (k % 2 == 1)
+            gas_fio2 = np.where((self.index + k) % 3 == 0, fio2 / 100.0, fio2)
+            aado2 = np.round(fio2 / 100 * 713 - pco2 / 0.8 - po2)
+            values = np.column_stack([
+                np.full(n, np.nan), po2, pco2, np.round(p["ph"] + rng.normal(0, 0.01, n), 2),
+                np.round(rng.uniform(-6, 3, n)), np.round(rng.uniform(18, 30, n)),
+                np.round(p["lactate"] * rng.normal(1, 0.1, n), 1),
+                np.where(with_fio2, gas_fio2, np.nan), np.where(vented & (fio2 >= 50), aado2, np.nan)])
+            self._lab_series(st.hadm_id, t, [52033, 50821, 50818, 50820, 50802, 50804, 50813, 50816, 50801], values,
+                             ["ART.", None, None, None, None, None, None, None, None])
         if st.first and times and not vented_stay:  # a venous gas: not used by the arterial-only scores
             t = times[0] + 40 * MIN
             self._lab_panel(st.hadm_id, t, [52033, 50821, 50818, 50820],
@@ -1054,6 +1083,18 @@ class PatientFactory:
             else:
                 self._infusion(st, 221906, t0, [0.03, 0.06, 0.09, 0.05], [3, 4, 6, 8], "mcg/kg/min")
                 self._infusion(st, 221749, t0 + 2 * HOUR, [0.5, 1.0], [3, 3], "mcg/kg/min")
+        if scen.vaso == "escalating" and st.first:
+            if g == 1:  # an epinephrine push: an amount without a rate
+                t = t0 + 30 * MIN
+                self.b["inputevents"].add(
+                    1, subject_id=st.subject_id, hadm_id=st.hadm_id, stay_id=st.stay_id, caregiver_id=22222,
+                    starttime=t, endtime=t + MIN, storetime=t + 5 * MIN, itemid=221289, amount=1.0, amountuom="mg",
+                    orderid=self._next("orderid"), ordercategoryname="11-Prophylaxis (IV)",
+                    ordercomponenttypedescription="Main order parameter", ordercategorydescription="Drug Push",
+                    patientweight=st.weight, isopenbag=0, continueinnextdept=0, statusdescription="FinishedRunning",
+                    originalamount=1.0, originalrate=0.0)
+            if g == 3:  # norepinephrine charted per minute: read as per kilogram, an outlier dose
+                self._infusion(st, 221906, t0 + 30 * HOUR, [8.0], [2], "mcg/min")
         if scen.vaso == "cardiogenic" and st.first:
             if g == 0:
                 self._infusion(st, 221986, t0, [0.375, 0.5], [8, 12], "mcg/kg/min")

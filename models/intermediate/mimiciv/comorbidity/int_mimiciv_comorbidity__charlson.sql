@@ -67,19 +67,43 @@ ages AS (
 
 ),
 
-diagnosed_comorbidities AS (
+distinct_codes AS (
 
-    -- A diagnosis indicates a comorbidity when the first prefix_length characters of its
-    -- code lie between code_from and code_to (text comparison, so a code range such as
-    -- C45-C58 also takes C4A) for the code's ICD version.
+    -- Each code once, so the range comparison runs over the code list, not every diagnosis.
     SELECT DISTINCT
-        dx.hadm_id,
+        icd_code,
+        icd_version
+    FROM diagnoses
+
+),
+
+code_comorbidities AS (
+
+    -- A code indicates a comorbidity when its first prefix_length characters lie between
+    -- code_from and code_to (text comparison, so a range such as C45-C58 also takes C4A)
+    -- for the code's ICD version.
+    SELECT
+        dc.icd_code,
+        dc.icd_version,
         cc.comorbidity
-    FROM diagnoses AS dx
+    FROM distinct_codes AS dc
     INNER JOIN charlson_codes AS cc
         ON
-            dx.icd_version = cc.icd_version
-            AND SUBSTR(dx.icd_code, 1, cc.prefix_length) BETWEEN cc.code_from AND cc.code_to
+            dc.icd_version = cc.icd_version
+            AND SUBSTR(dc.icd_code, 1, cc.prefix_length) BETWEEN cc.code_from AND cc.code_to
+
+),
+
+diagnosed_comorbidities AS (
+
+    SELECT DISTINCT
+        dx.hadm_id,
+        cm.comorbidity
+    FROM diagnoses AS dx
+    INNER JOIN code_comorbidities AS cm
+        ON
+            dx.icd_code = cm.icd_code
+            AND dx.icd_version = cm.icd_version
 
 ),
 

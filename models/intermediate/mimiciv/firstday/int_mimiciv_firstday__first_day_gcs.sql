@@ -14,8 +14,9 @@ WITH icustays AS (
 
 first_day_gcs_ranked AS (
 
-    -- GCS from 6 hours before to 24 hours after ICU admission, lowest first. mimic-code
-    -- breaks ties between equally low scores arbitrarily; here the earliest charting wins.
+    -- GCS from 6 hours before to 24 hours after ICU admission, lowest first. The m4-infra
+    -- snapshot breaks ties between equally low scores arbitrarily; here the latest
+    -- charting wins, as in mimic-code HEAD.
     SELECT
         ie.stay_id,
         g.gcs,
@@ -24,7 +25,7 @@ first_day_gcs_ranked AS (
         g.gcs_eyes,
         g.gcs_unable,
         ROW_NUMBER() OVER (
-            PARTITION BY ie.stay_id ORDER BY g.gcs NULLS FIRST, g.charttime
+            PARTITION BY ie.stay_id ORDER BY g.gcs NULLS FIRST, g.charttime DESC
         ) AS gcs_rank
     FROM icustays AS ie
     INNER JOIN {{ ref('int_mimiciv_measurement__gcs') }} AS g

@@ -6,7 +6,9 @@
 WITH flow_rows AS (
 
     -- O2 Flow (223834) and O2 Flow (lpm) #2 (227582) are one measurement; 227287 is the
-    -- additional flow. When one is charted twice at a time, the last stored counts.
+    -- additional flow. When one is charted twice at a time, the last stored counts (on
+    -- equal storetimes the larger value, as in mimic-code HEAD; the m4-infra snapshot
+    -- leaves that tie unspecified).
     SELECT
         subject_id,
         stay_id,
@@ -33,7 +35,7 @@ latest_flow AS (
         SELECT
             *,
             ROW_NUMBER() OVER (
-                PARTITION BY subject_id, charttime, itemid ORDER BY storetime DESC
+                PARTITION BY subject_id, charttime, itemid ORDER BY storetime DESC, valuenum DESC
             ) AS storage_recency
         FROM flow_rows
     ) AS ranked
