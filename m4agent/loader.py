@@ -198,8 +198,11 @@ def plan(dataset: str, src: Path) -> tuple[list[SourceFile], list[str]]:
     return files, skipped
 
 
-def _explain(exc: duckdb.Error, source: SourceFile) -> str:
+def _explain(exc: duckdb.Error, source: SourceFile, memory_limit: str) -> str:
     first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    if isinstance(exc, duckdb.OutOfMemoryException):
+        return (f"{source.path}: DuckDB ran out of memory loading {source.table.qualified} within the "
+                f"{memory_limit} limit ({first}); set ${ENV_MEMORY_LIMIT} higher (e.g. 8GB) and rerun")
     if "gzip" in first.lower() or "zlib" in first.lower() or "inflate" in first.lower():
         return (f"{source.path}: the gzip stream is truncated or corrupt ({first}); "
                 "re-download this file and check it against SHA256SUMS.txt")
@@ -295,7 +298,7 @@ def load(
                 try:
                     _run_with_progress(con, source.insert_sql(), progress, task_id)
                 except duckdb.Error as exc:
-                    raise M4AgentError(_explain(exc, source)) from exc
+                    raise M4AgentError(_explain(exc, source, memory_limit)) from exc
                 rows = con.execute(f"SELECT count(*) FROM {source.table.qualified}").fetchone()[0]
                 seconds = time.monotonic() - started
                 progress.update(task_id, completed=100, rows=f"{rows:,} rows in {seconds:.1f}s")

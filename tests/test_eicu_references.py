@@ -4,8 +4,8 @@ For two synthetic eICU databases the dbt models are built, then:
 - the original `benchmark/ground_truth/gcs.sql` and `oasis.sql` of hannesill/m4 run on the
   same database and are compared with M4Bench's own rules (`benchmark/lib/compare.py`, the
   task's scored columns from its `task.toml`): every column must match on every row. This
-  needs the read-only mirror of hannesill/m4 (`M4BENCH_MIRROR`, default
-  /work/.mirror/hannesill+m4/repo) and is skipped without it;
+  needs the read-only mirror of hannesill/m4 (`$M4_ORIGINAL_REPO`, see
+  tests/original_ground_truth.py) and is skipped without it;
 - properties that hold without the original (primary key, one row per unit stay, OASIS total
   equals the sum of its components) and branch coverage: the synthetic data must reach every
   branch of the references, so the comparison above cannot pass by luck.
@@ -14,16 +14,13 @@ For two synthetic eICU databases the dbt models are built, then:
 from __future__ import annotations
 
 import csv
-import importlib.util
-import os
 import re
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
-from types import ModuleType
 
 import duckdb
+import original_ground_truth as original
 import pandas as pd
 import pytest
 
@@ -34,11 +31,7 @@ pytestmark = pytest.mark.slow
 
 SEEDS = (3, 11)
 PATIENTS = 150
-MIRROR = Path(os.environ.get("M4BENCH_MIRROR", "/work/.mirror/hannesill+m4/repo"))
-TASKS = {
-    "eicu-gcs": ("gcs", "benchmark/tasks/gcs/eicu-gcs/task.toml", "reference.ref_eicu_gcs"),
-    "eicu-oasis": ("oasis", "benchmark/tasks/oasis/eicu-oasis/task.toml", "reference.ref_eicu_oasis"),
-}
+TASKS = {"eicu-gcs": ("gcs", "reference.ref_eicu_gcs"), "eicu-oasis": ("oasis", "reference.ref_eicu_oasis")}
 OASIS_SCORES = {
     "preiculos_score": {0, 1, 2, 3, 5},
     "age_score": {0, 3, 6, 7, 9},
@@ -80,29 +73,18 @@ def _query(db: Path, sql: str) -> pd.DataFrame:
 # Against the original ground truth (needs the hannesill/m4 mirror)
 # --------------------------------------------------------------------------
 def _mirror_file(path: str) -> str:
-    if not (MIRROR / "HEAD").exists() and not (MIRROR / ".git").exists():
-        pytest.skip(f"hannesill/m4 mirror not found at {MIRROR} (set M4BENCH_MIRROR); "
+    if not original.mirror_available():
+        pytest.skip(f"hannesill/m4 mirror not found at {original.ORIGINAL_REPO} (set M4_ORIGINAL_REPO); "
                     "the comparison with the original ground truth needs it")
-    return subprocess.run(["git", "-C", str(MIRROR), "show", f"HEAD:{path}"],
-                          check=True, capture_output=True, text=True).stdout
-
-
-def _original_compare(tmp_path: Path) -> ModuleType:
-    source = tmp_path / "m4bench_compare.py"
-    source.write_text(_mirror_file("benchmark/lib/compare.py"))
-    spec = importlib.util.spec_from_file_location("m4bench_compare", source)
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return original.original_file(path)
 
 
 @pytest.mark.parametrize("task", list(TASKS))
 def test_matches_original_ground_truth(eicu_db: Path, task: str, tmp_path: Path) -> None:
-    key, toml_path, model = TASKS[task]
+    key, model = TASKS[task]
     sql = _mirror_file(f"benchmark/ground_truth/{key}.sql")
-    evaluation = tomllib.loads(_mirror_file(toml_path))["evaluation"]
-    compare = _original_compare(tmp_path)
+    evaluation = original.original_task(task)["evaluation"]
+    compare = original.original_compare()
     keys = evaluation["key_columns"]
 
     truth = _query(eicu_db, sql)
@@ -139,7 +121,7 @@ def test_matches_original_ground_truth(eicu_db: Path, task: str, tmp_path: Path)
 # --------------------------------------------------------------------------
 def test_one_row_per_unit_stay(eicu_db: Path) -> None:
     stays = set(_query(eicu_db, "SELECT patientunitstayid FROM eicu_crd.patient")["patientunitstayid"])
-    for _key, _toml, model in TASKS.values():
+    for _key, model in TASKS.values():
         ids = _query(eicu_db, f"SELECT patientunitstayid FROM {model}")["patientunitstayid"]
         assert ids.is_unique, model
         assert set(ids) == stays, model

@@ -12,6 +12,7 @@ import csv
 import gzip
 import hashlib
 import io
+import re
 import shutil
 import signal
 import subprocess
@@ -137,6 +138,8 @@ def test_load_gives_official_tables_and_types(dataset: str, copy_of, tmp_path: P
     db = tmp_path / "data" / DB_NAMES[dataset]
     assert db.exists() and _leftovers(tmp_path / "data") == []
     assert _digest_tree(src) == before, "source files must never be modified"
+    for table in tables(dataset).values():  # one progress line per table, with its row count
+        assert re.search(rf"{re.escape(table.file_stem)}\.csv\.gz .*100% .*[\d,]+ rows", result.output), table
     con = duckdb.connect(str(db), read_only=True)
     try:
         for table in tables(dataset).values():
@@ -304,3 +307,20 @@ def test_interrupted_load_leaves_nothing_that_looks_complete(how, big_mimic_fold
         # A killed load can only leave a .partial, never the real name; the next load clears it.
         db = load("mimic-iv", big_mimic_folder, data)
         assert db.exists() and _leftovers(data) == []
+
+
+@pytest.mark.slow
+def test_streams_within_a_small_memory_limit_and_explains_a_too_small_one(
+    big_mimic_folder: Path, tmp_path: Path
+) -> None:
+    # 2 million chartevents rows load within 300 MB: the load streams rather than materialises.
+    db = load("mimic-iv", big_mimic_folder, tmp_path / "ok", memory_limit="300MB")
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        assert con.execute("SELECT count(*) FROM mimiciv_icu.chartevents").fetchone()[0] == 2_000_003
+    finally:
+        con.close()
+    # Far too little memory: one clear line that says which setting to raise, nothing left behind.
+    with pytest.raises(M4AgentError, match=r"ran out of memory .*M4AGENT_LOAD_MEMORY_LIMIT"):
+        load("mimic-iv", big_mimic_folder, tmp_path / "tiny", memory_limit="48MB")
+    assert _leftovers(tmp_path / "tiny") == [] and not (tmp_path / "tiny" / "mimic_iv.duckdb").exists()

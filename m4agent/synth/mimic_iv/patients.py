@@ -533,7 +533,7 @@ class PatientFactory:
         if "labs" not in missing:
             self.icu_labs(st)
         if "uo" not in missing:
-            self.urine(st, missing_weight="weight" in missing)
+            self.urine(st)
         self.infusions(st)
         self.procedures(st)
         self._flush_chart(st)
@@ -600,8 +600,7 @@ class PatientFactory:
             mbp = np.clip(mbp, 71, 115)
         elif cardio == 1:
             mbp = np.clip(mbp, 62, 95)
-            k = int(rng.integers(1, min(n, 20)))
-            mbp[k] = rng.uniform(52, 66)
+            mbp[int(rng.integers(1, min(n, 20))) if n > 1 else 0] = rng.uniform(52, 66)
         else:
             mbp = np.clip(mbp, 55, 90)
         if st.first and scen.name == "medical_general" and g == 4:
@@ -956,7 +955,7 @@ class PatientFactory:
                             [("VEN.", "MIX.", "CENTRAL VENOUS.")[g % 3], None, None, None])
 
     # -- urine output ------------------------------------------------------------
-    def urine(self, st: IcuStay, missing_weight: bool) -> None:
+    def urine(self, st: IcuStay) -> None:
         rng, scen, g = self.rng, self.scen, self.grade
         void = scen.name in ("short_stay", "neuro") and g % 2 == 1
         t = self._grid(st, 4.0 if void else 1.0, 1.0 if not void else 2.0)

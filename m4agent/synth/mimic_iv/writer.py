@@ -43,6 +43,7 @@ def write_database(
         raise M4AgentError("--seed must be a non-negative integer")
     con = duckdb.connect(str(path))
     try:
+        con.execute("SET enable_progress_bar = false")
         for schema in sorted({t.schema for t in MIMIC_IV.values()}):
             con.execute(f"CREATE SCHEMA {schema}")
         for table in MIMIC_IV.values():

@@ -23,6 +23,21 @@ WITH flow_rows AS (
 
 ),
 
+ranked_flow AS (
+
+    SELECT
+        subject_id,
+        stay_id,
+        charttime,
+        itemid,
+        valuenum,
+        ROW_NUMBER() OVER (
+            PARTITION BY subject_id, charttime, itemid ORDER BY storetime DESC, valuenum DESC
+        ) AS storage_recency
+    FROM flow_rows
+
+),
+
 latest_flow AS (
 
     SELECT
@@ -31,14 +46,7 @@ latest_flow AS (
         charttime,
         itemid,
         valuenum
-    FROM (
-        SELECT
-            *,
-            ROW_NUMBER() OVER (
-                PARTITION BY subject_id, charttime, itemid ORDER BY storetime DESC, valuenum DESC
-            ) AS storage_recency
-        FROM flow_rows
-    ) AS ranked
+    FROM ranked_flow
     WHERE storage_recency = 1
 
 ),

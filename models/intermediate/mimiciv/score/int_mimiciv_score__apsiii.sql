@@ -411,9 +411,9 @@ max_points AS (
 
 component_scores AS (
 
-    -- Each variable scores the extreme farther from its normal midpoint; on a tie, the
-    -- higher points. BUN and bilirubin score their highest value, and so does creatinine
-    -- with acute renal failure.
+    -- Each variable scores the extreme (first-day minimum or maximum) farther from its
+    -- normal midpoint, listed next to it below; on a tie, the higher points. BUN and
+    -- bilirubin score their highest value, and so does creatinine with acute renal failure.
     SELECT
         cohort.*,
         {%- for variable, midpoint in [
