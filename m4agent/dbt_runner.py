@@ -61,13 +61,24 @@ def _environment(data_dir: Path) -> Iterator[None]:
         os.environ.update(saved)
 
 
+def _release_duckdb() -> None:
+    """dbt-duckdb keeps its DuckDB handle open after an in-process run; close it so the
+    caller (and other connections with another configuration) can open the file."""
+    from dbt.adapters.duckdb.connections import DuckDBConnectionManager
+
+    DuckDBConnectionManager.close_all_connections()
+
+
 def invoke(data_dir: Path, args: Sequence[str]) -> object:
     """Run one dbt command (e.g. ``["build", "--select", "sofa"]``); raise on failure."""
     from dbt.cli.main import dbtRunner
 
     with _environment(data_dir):
         cli_args = [*args, "--project-dir", str(PROJECT_ROOT), "--profiles-dir", str(PROJECT_ROOT)]
-        result = dbtRunner().invoke(cli_args)
+        try:
+            result = dbtRunner().invoke(cli_args)
+        finally:
+            _release_duckdb()
     if not result.success:
         detail = f": {result.exception}" if result.exception else ""
         raise M4AgentError(

@@ -24,6 +24,7 @@ import contextlib
 import csv
 import datetime as dt
 import decimal
+import functools
 import hashlib
 import json
 import math
@@ -107,6 +108,17 @@ def _sha256_file(path: Path) -> str:
         for chunk in iter(lambda: handle.read(1 << 20), b""):
             digest.update(chunk)
     return digest.hexdigest()
+
+
+@functools.lru_cache(maxsize=8)
+def _sha256_file_cached(path: Path, size: int, mtime_ns: int) -> str:
+    """SHA-256 of a (large) database file, computed once per process and file version."""
+    return _sha256_file(path)
+
+
+def _sha256_database(path: Path) -> str:
+    stat = path.stat()
+    return _sha256_file_cached(path, stat.st_size, stat.st_mtime_ns)
 
 
 def _sha256_text(text: str) -> str:
@@ -249,7 +261,7 @@ def export(task_name: str, data_dir: Path | str | None, out: Path) -> Path:
         "relation": f"{relation.database}.{relation.schema}.{relation.name}",
         "compiled_sql_sha256": _sha256_text(relation.compiled_sql),
         "source_db": source_db.name,
-        "source_db_sha256": _sha256_file(source_db) if source_db.exists() else None,
+        "source_db_sha256": _sha256_database(source_db) if source_db.exists() else None,
         "dbt_version": dbt_version,
         "duckdb_version": duckdb_version,
         "row_count": len(rows),

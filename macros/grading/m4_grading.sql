@@ -60,21 +60,26 @@
     END
 {%- endmacro %}
 
-{#- The features of one distinct cell text, computed once per (owner, column, value):
-    the pandas parse tests, the number and both renderings DuckDB gives it, and its
-    timestamp shape and value. Selected from a relation with a `value` column. -#}
+{#- The features of one cell text, cheap enough to compute per cell: the pandas
+    parse tests (DuckDB's double cast accepts what pandas' float parser accepts,
+    except 'nan' and '_' digit separators), the number and both renderings, and
+    the timestamp shape (only for texts with '-' or ':') and value. -#}
 {% macro m4_value_features(value) -%}
-    {{ m4_is_int(value) }} AS is_int,
-    {{ m4_is_float(value) }} AS is_float,
-    {{ m4_is_bool(value) }} AS is_bool,
+    {%- set number = "TRY_CAST(" ~ value ~ " AS DOUBLE)" -%}
+    {%- set is_float = "(" ~ number ~ " IS NOT NULL AND NOT isnan(" ~ number ~ ") AND strpos(" ~ value ~ ", '_') = 0)" -%}
+    {%- set signature = "CASE WHEN contains(" ~ value ~ ", '-') OR contains(" ~ value ~ ", ':') THEN "
+        ~ m4_signature(value) ~ " END" -%}
+    COALESCE({{ is_float }} AND NOT regexp_matches({{ value }}, '[.eEiInN]'), FALSE) AS is_int,
+    COALESCE({{ is_float }}, FALSE) AS is_float,
+    COALESCE({{ m4_is_bool(value) }}, FALSE) AS is_bool,
     COALESCE(lower({{ value }}) = 'true', FALSE) AS is_true,
-    TRY_CAST(trim({{ value }}, ' ' || chr(9)) AS DOUBLE) AS as_double,
-    CAST(TRY_CAST(trim({{ value }}, ' ' || chr(9)) AS HUGEINT) AS VARCHAR) AS int_text,
-    CAST(TRY_CAST(trim({{ value }}, ' ' || chr(9)) AS DOUBLE) AS VARCHAR) AS float_text,
-    {{ m4_signature(value) }} AS signature,
+    {{ number }} AS as_double,
+    CAST(TRY_CAST({{ number }} AS HUGEINT) AS VARCHAR) AS int_text,
+    CAST({{ number }} AS VARCHAR) AS float_text,
+    {{ signature }} AS signature,
     CASE
-        WHEN {{ m4_is_timestamp_signature(m4_signature(value)) }}
-            THEN {{ m4_parse_timestamp(value, m4_signature(value)) }}
+        WHEN {{ m4_is_timestamp_signature(signature) }}
+            THEN {{ m4_parse_timestamp(value, signature) }}
     END AS timestamp_value
 {%- endmacro %}
 

@@ -16,39 +16,21 @@ key_columns AS (
     WHERE role = 'key'
 ),
 
-key_values AS (
-    SELECT
-        v.run_id,
-        v.column_name,
-        v.value,
-        {{ m4_key_text('v.', 'profiles') }} AS key_part
-    FROM {{ ref('int_grading__agent_values') }} AS v
-    INNER JOIN runs
-        ON v.run_id = runs.run_id
-    INNER JOIN key_columns
-        ON runs.task = key_columns.task
-        AND v.column_name = key_columns.column_name
-    INNER JOIN {{ ref('int_grading__agent_profiles') }} AS profiles
-        ON v.run_id = profiles.run_id
-        AND v.column_name = profiles.column_name
-),
-
 key_parts AS (
     SELECT
         cells.run_id,
         cells.row_number,
         key_columns.position,
-        key_values.key_part
-    FROM {{ source('agent_outputs', 'output_cells') }} AS cells
+        {{ m4_key_text('cells.', 'profiles') }} AS key_part
+    FROM {{ ref('int_grading__agent_values') }} AS cells
     INNER JOIN runs
         ON cells.run_id = runs.run_id
     INNER JOIN key_columns
         ON runs.task = key_columns.task
         AND cells.column_name = key_columns.column_name
-    INNER JOIN key_values
-        ON cells.run_id = key_values.run_id
-        AND cells.column_name = key_values.column_name
-        AND cells.value IS NOT DISTINCT FROM key_values.value
+    INNER JOIN {{ ref('int_grading__agent_profiles') }} AS profiles
+        ON cells.run_id = profiles.run_id
+        AND cells.column_name = profiles.column_name
 ),
 
 keyed_rows AS (

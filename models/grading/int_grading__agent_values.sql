@@ -1,3 +1,3 @@
--- One row per distinct (run_id, column, value) of the agent outputs, with its features.
+-- One row per agent cell (run_id, row_number, column) with the features of its text.
 {{ config(enabled=var('m4_grading', false)) }}
-{{ m4_distinct_values(source('agent_outputs', 'output_cells'), 'run_id', 'row_number') }}
+{{ m4_cell_features(source('agent_outputs', 'output_cells'), 'run_id', 'row_number') }}

@@ -64,19 +64,11 @@ FROM merged_rows
 INNER JOIN scored_columns
     ON merged_rows.task = scored_columns.task
     AND list_contains(merged_rows.header, scored_columns.column_name)
-INNER JOIN {{ ref('int_grading__truth_cells') }} AS truth_cells
-    ON merged_rows.reference_model = truth_cells.reference_model
-    AND merged_rows.truth_row = truth_cells.truth_row
-    AND scored_columns.column_name = truth_cells.column_name
 INNER JOIN {{ ref('int_grading__truth_values') }} AS truth_values
-    ON truth_cells.reference_model = truth_values.reference_model
-    AND truth_cells.column_name = truth_values.column_name
-    AND truth_cells.value IS NOT DISTINCT FROM truth_values.value
-LEFT JOIN {{ source('agent_outputs', 'output_cells') }} AS agent_cells
-    ON merged_rows.run_id = agent_cells.run_id
-    AND merged_rows.agent_row = agent_cells.row_number
-    AND scored_columns.column_name = agent_cells.column_name
+    ON merged_rows.reference_model = truth_values.reference_model
+    AND merged_rows.truth_row = truth_values.truth_row
+    AND scored_columns.column_name = truth_values.column_name
 LEFT JOIN {{ ref('int_grading__agent_values') }} AS agent_values
-    ON agent_cells.run_id = agent_values.run_id
-    AND agent_cells.column_name = agent_values.column_name
-    AND agent_cells.value IS NOT DISTINCT FROM agent_values.value
+    ON merged_rows.run_id = agent_values.run_id
+    AND merged_rows.agent_row = agent_values.row_number
+    AND scored_columns.column_name = agent_values.column_name

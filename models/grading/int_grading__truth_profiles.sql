@@ -1,4 +1,3 @@
 -- One row per (reference_model, column): pandas dtype, key kind, timestamp parse, looks-temporal.
 {{ config(enabled=var('m4_grading', false)) }}
-{{ m4_column_profiles(ref('int_grading__truth_values'), 'reference_model',
-                      cells=ref('int_grading__truth_cells'), row_column='truth_row') }}
+{{ m4_column_profiles(ref('int_grading__truth_values'), 'reference_model', 'truth_row', with_temporal=true) }}

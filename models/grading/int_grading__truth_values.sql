@@ -1,3 +1,3 @@
--- One row per distinct (reference_model, column, value) of the references, with its features.
+-- One row per reference cell (reference_model, truth_row, column) with the features of its text.
 {{ config(enabled=var('m4_grading', false)) }}
-{{ m4_distinct_values(ref('int_grading__truth_cells'), 'reference_model', 'truth_row') }}
+{{ m4_cell_features(ref('int_grading__truth_cells'), 'reference_model', 'truth_row') }}
