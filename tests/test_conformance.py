@@ -91,7 +91,7 @@ def built(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
     # downstream of it, or their conformance would go unchecked
     build_error = None
     try:
-        invoke(data_dir, ["seed", "--select", "path:seeds/mimiciv"])
+        invoke(data_dir, ["seed", "--select", "+path:models/intermediate/mimiciv"])
         invoke(data_dir, ["run", "--select", "+path:models/intermediate/mimiciv"])
     except M4AgentError as error:
         build_error = str(error)

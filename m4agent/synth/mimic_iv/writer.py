@@ -20,6 +20,7 @@ from m4agent.synth.mimic_iv.buffers import TableBuffer
 from m4agent.synth.mimic_iv.patients import Counters, PatientFactory
 
 CHUNK_PATIENTS = 500
+DUCKDB_MEMORY_LIMIT = "512MB"
 
 
 def write_database(
@@ -44,6 +45,8 @@ def write_database(
     con = duckdb.connect(str(path))
     try:
         con.execute("SET enable_progress_bar = false")
+        # written blocks need not stay cached: this caps DuckDB's share of the memory whatever the size
+        con.execute(f"SET memory_limit = '{DUCKDB_MEMORY_LIMIT}'")
         for schema in sorted({t.schema for t in MIMIC_IV.values()}):
             con.execute(f"CREATE SCHEMA {schema}")
         for table in MIMIC_IV.values():

@@ -99,18 +99,17 @@ acid_base AS (
 ),
 
 chronic_kidney_disease AS (
-    -- CKD stage 4-6 codes (ICD-9 5854-5856, ICD-10 N184-N186) of the admission.
+    -- 1 when the admission has a CKD stage 4-6 code (first four characters in seed
+    -- apsiii_chronic_kidney_disease_icd: ICD-9 5854-5856, ICD-10 N184-N186), 0 when it has
+    -- other codes only.
     SELECT
-        hadm_id,
-        MAX(
-            CASE
-                WHEN icd_version = 9 AND SUBSTR(icd_code, 1, 4) IN ('5854', '5855', '5856') THEN 1
-                WHEN icd_version = 10 AND SUBSTR(icd_code, 1, 4) IN ('N184', 'N185', 'N186') THEN 1
-                ELSE 0
-            END
-        ) AS ckd
-    FROM {{ ref('stg_mimiciv_hosp__diagnoses_icd') }}
-    GROUP BY hadm_id
+        diagnoses.hadm_id,
+        MAX(CASE WHEN ckd_codes.icd_prefix IS NOT NULL THEN 1 ELSE 0 END) AS ckd
+    FROM {{ ref('stg_mimiciv_hosp__diagnoses_icd') }} AS diagnoses
+    LEFT JOIN {{ ref('apsiii_chronic_kidney_disease_icd') }} AS ckd_codes
+        ON diagnoses.icd_version = ckd_codes.icd_version
+        AND SUBSTR(diagnoses.icd_code, 1, 4) = ckd_codes.icd_prefix
+    GROUP BY diagnoses.hadm_id
 ),
 
 acute_renal_failure AS (

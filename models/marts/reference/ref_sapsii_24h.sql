@@ -49,53 +49,20 @@ first_service AS (
 ),
 
 chronic_diseases AS (
-    -- AIDS, haematological malignancy and metastatic cancer from the admission's ICD codes
-    -- (ranges compare code prefixes as text, as mimic-code does).
+    -- AIDS, haematological malignancy and metastatic cancer from the admission's ICD codes:
+    -- a code matches a range of seed sapsii_comorbidity_icd_ranges when its first
+    -- prefix_length characters lie between code_from and code_to, compared as text.
     SELECT
-        hadm_id,
-        MAX(
-            CASE
-                WHEN icd_version = 9 AND SUBSTR(icd_code, 1, 3) BETWEEN '042' AND '044' THEN 1
-                WHEN icd_version = 10 AND SUBSTR(icd_code, 1, 3) BETWEEN 'B20' AND 'B22' THEN 1
-                WHEN icd_version = 10 AND SUBSTR(icd_code, 1, 3) = 'B24' THEN 1
-                ELSE 0
-            END
-        ) AS aids,
-        MAX(
-            CASE
-                WHEN icd_version = 9 THEN
-                    CASE
-                        WHEN SUBSTR(icd_code, 1, 5) BETWEEN '20000' AND '20238' THEN 1
-                        WHEN SUBSTR(icd_code, 1, 5) BETWEEN '20240' AND '20248' THEN 1
-                        WHEN SUBSTR(icd_code, 1, 5) BETWEEN '20250' AND '20302' THEN 1
-                        WHEN SUBSTR(icd_code, 1, 5) BETWEEN '20310' AND '20312' THEN 1
-                        WHEN SUBSTR(icd_code, 1, 5) BETWEEN '20302' AND '20382' THEN 1
-                        WHEN SUBSTR(icd_code, 1, 5) BETWEEN '20400' AND '20522' THEN 1
-                        WHEN SUBSTR(icd_code, 1, 5) BETWEEN '20580' AND '20702' THEN 1
-                        WHEN SUBSTR(icd_code, 1, 5) BETWEEN '20720' AND '20892' THEN 1
-                        WHEN SUBSTR(icd_code, 1, 4) IN ('2386', '2733') THEN 1
-                        ELSE 0
-                    END
-                WHEN icd_version = 10 AND SUBSTR(icd_code, 1, 3) BETWEEN 'C81' AND 'C96' THEN 1
-                ELSE 0
-            END
-        ) AS hem,
-        MAX(
-            CASE
-                WHEN icd_version = 9 THEN
-                    CASE
-                        WHEN SUBSTR(icd_code, 1, 4) BETWEEN '1960' AND '1991' THEN 1
-                        WHEN SUBSTR(icd_code, 1, 5) BETWEEN '20970' AND '20975' THEN 1
-                        WHEN SUBSTR(icd_code, 1, 5) IN ('20979', '78951') THEN 1
-                        ELSE 0
-                    END
-                WHEN icd_version = 10 AND SUBSTR(icd_code, 1, 3) BETWEEN 'C77' AND 'C79' THEN 1
-                WHEN icd_version = 10 AND SUBSTR(icd_code, 1, 4) = 'C800' THEN 1
-                ELSE 0
-            END
-        ) AS mets
-    FROM {{ ref('stg_mimiciv_hosp__diagnoses_icd') }}
-    GROUP BY hadm_id
+        diagnoses.hadm_id,
+        MAX(CASE WHEN icd_ranges.comorbidity = 'aids' THEN 1 ELSE 0 END) AS aids,
+        MAX(CASE WHEN icd_ranges.comorbidity = 'hem' THEN 1 ELSE 0 END) AS hem,
+        MAX(CASE WHEN icd_ranges.comorbidity = 'mets' THEN 1 ELSE 0 END) AS mets
+    FROM {{ ref('stg_mimiciv_hosp__diagnoses_icd') }} AS diagnoses
+    LEFT JOIN {{ ref('sapsii_comorbidity_icd_ranges') }} AS icd_ranges
+        ON diagnoses.icd_version = icd_ranges.icd_version
+        AND SUBSTR(diagnoses.icd_code, 1, icd_ranges.prefix_length)
+            BETWEEN icd_ranges.code_from AND icd_ranges.code_to
+    GROUP BY diagnoses.hadm_id
 ),
 
 arterial_gases AS (
