@@ -1,15 +1,48 @@
 {#-
   A long table of text cells (owner = run_id or reference_model, rows ordered
-  by row_column) with each cell's features (m4_value_features) beside it.
+  by row_column) with the features of each cell's text, cheap enough to
+  compute per cell: the pandas parse tests (DuckDB's double cast accepts what
+  pandas' float parser accepts, except 'nan' and '_' digit separators), the
+  number, and the timestamp shape (only for texts with '-' or ':') and value.
 -#}
 {% macro m4_cell_features(cells, owner, row_column) %}
+WITH parsed AS (
+    SELECT
+        {{ owner }},
+        {{ row_column }},
+        column_name,
+        value,
+        TRY_CAST(value AS DOUBLE) AS as_double,
+        CASE WHEN contains(value, '-') OR contains(value, ':') THEN {{ m4_signature('value') }} END AS signature
+    FROM {{ cells }}
+),
+
+numbers AS (
+    SELECT
+        *,
+        COALESCE(as_double IS NOT NULL AND NOT isnan(as_double) AND NOT contains(value, '_'), FALSE) AS is_float
+    FROM parsed
+)
+
 SELECT
     {{ owner }},
     {{ row_column }},
     column_name,
     value,
-    {{ m4_value_features('value') }}
-FROM {{ cells }}
+    is_float,
+    is_float AND NOT (
+        contains(value, '.') OR contains(value, 'e') OR contains(value, 'E')
+        OR contains(value, 'n') OR contains(value, 'N')
+    ) AS is_int,
+    COALESCE({{ m4_is_bool('value') }}, FALSE) AS is_bool,
+    COALESCE(lower(value) = 'true', FALSE) AS is_true,
+    as_double,
+    signature,
+    CASE
+        WHEN {{ m4_is_timestamp_signature('signature') }}
+            THEN {{ m4_parse_timestamp('value', 'signature') }}
+    END AS timestamp_value
+FROM numbers
 {% endmacro %}
 
 {#-

@@ -5,17 +5,6 @@
   macros reproduce that inference so every decision is taken in SQL.
 -#}
 
-{#- A value pandas' CSV reader takes as an integer. -#}
-{% macro m4_is_int(value) -%}
-    regexp_full_match({{ value }}, '\s*[+-]?[0-9]+\s*')
-{%- endmacro %}
-
-{#- A value pandas parses as a float (CSV reader and to_numeric agree): decimals,
-    exponents, inf/infinity. 'NaN' is not one: it stays text and to_numeric makes it missing. -#}
-{% macro m4_is_float(value) -%}
-    regexp_full_match({{ value }}, '\s*[+-]?((([0-9]+\.?[0-9]*)|(\.[0-9]+))([eE][+-]?[0-9]+)?|(?i:inf|infinity))\s*')
-{%- endmacro %}
-
 {#- A value pandas' CSV reader takes as a boolean. -#}
 {% macro m4_is_bool(value) -%}
     ({{ value }} IN ('True', 'TRUE', 'true', 'False', 'FALSE', 'false'))
@@ -60,29 +49,6 @@
     END
 {%- endmacro %}
 
-{#- The features of one cell text, cheap enough to compute per cell: the pandas
-    parse tests (DuckDB's double cast accepts what pandas' float parser accepts,
-    except 'nan' and '_' digit separators), the number and both renderings, and
-    the timestamp shape (only for texts with '-' or ':') and value. -#}
-{% macro m4_value_features(value) -%}
-    {%- set number = "TRY_CAST(" ~ value ~ " AS DOUBLE)" -%}
-    {%- set is_float = "(" ~ number ~ " IS NOT NULL AND NOT isnan(" ~ number ~ ") AND strpos(" ~ value ~ ", '_') = 0)" -%}
-    {%- set signature = "CASE WHEN contains(" ~ value ~ ", '-') OR contains(" ~ value ~ ", ':') THEN "
-        ~ m4_signature(value) ~ " END" -%}
-    COALESCE({{ is_float }} AND NOT regexp_matches({{ value }}, '[.eEiInN]'), FALSE) AS is_int,
-    COALESCE({{ is_float }}, FALSE) AS is_float,
-    COALESCE({{ m4_is_bool(value) }}, FALSE) AS is_bool,
-    COALESCE(lower({{ value }}) = 'true', FALSE) AS is_true,
-    {{ number }} AS as_double,
-    CAST(TRY_CAST({{ number }} AS HUGEINT) AS VARCHAR) AS int_text,
-    CAST({{ number }} AS VARCHAR) AS float_text,
-    {{ signature }} AS signature,
-    CASE
-        WHEN {{ m4_is_timestamp_signature(signature) }}
-            THEN {{ m4_parse_timestamp(value, signature) }}
-    END AS timestamp_value
-{%- endmacro %}
-
 {#- pd.to_numeric of a cell in a column of that dtype (NULL = NaN), from its features;
     `cell` is a column prefix such as 'v.' or 'merged.truth_'. -#}
 {% macro m4_numeric(cell, dtype) -%}
@@ -98,8 +64,8 @@
 {% macro m4_render(cell, dtype) -%}
     CASE
         WHEN {{ cell }}value IS NULL THEN NULL
-        WHEN {{ dtype }} = 'int' THEN {{ cell }}int_text
-        WHEN {{ dtype }} = 'float' THEN {{ cell }}float_text
+        WHEN {{ dtype }} = 'int' THEN CAST(CAST({{ cell }}as_double AS HUGEINT) AS VARCHAR)
+        WHEN {{ dtype }} = 'float' THEN CAST({{ cell }}as_double AS VARCHAR)
         WHEN {{ dtype }} IN ('bool', 'objbool') THEN CASE WHEN {{ cell }}is_true THEN 'True' ELSE 'False' END
         ELSE {{ cell }}value
     END

@@ -56,8 +56,8 @@ cells AS (
         merged.*,
         {{ m4_numeric('merged.truth_', 'column_types.truth_dtype') }} AS truth_number,
         {{ m4_numeric('merged.agent_', 'column_types.agent_dtype') }} AS agent_number,
-        {{ m4_render('merged.truth_', 'column_types.truth_dtype') }} AS truth_text,
-        {{ m4_render('merged.agent_', 'column_types.agent_dtype') }} AS agent_text
+        column_types.truth_dtype,
+        column_types.agent_dtype
     FROM {{ ref('int_grading__merged_cells') }} AS merged
     INNER JOIN column_types
         ON merged.run_id = column_types.run_id
@@ -140,7 +140,9 @@ matched AS (
                     WHEN 'timestamp'
                         THEN abs(epoch_us(cells.truth_timestamp_value) - epoch_us(cells.agent_timestamp_value))
                             <= COALESCE(decided.tolerance, 0) * 1000000
-                    WHEN 'text' THEN cells.truth_text = cells.agent_text
+                    WHEN 'text'
+                        THEN {{ m4_render('cells.truth_', 'cells.truth_dtype') }}
+                            = {{ m4_render('cells.agent_', 'cells.agent_dtype') }}
                     ELSE FALSE
                 END
         ) AS matched

@@ -48,16 +48,12 @@ SELECT
     truth_values.is_float AS truth_is_float,
     truth_values.is_true AS truth_is_true,
     truth_values.as_double AS truth_as_double,
-    truth_values.int_text AS truth_int_text,
-    truth_values.float_text AS truth_float_text,
     truth_values.signature AS truth_signature,
     truth_values.timestamp_value AS truth_timestamp_value,
     agent_values.value AS agent_value,
     agent_values.is_float AS agent_is_float,
     agent_values.is_true AS agent_is_true,
     agent_values.as_double AS agent_as_double,
-    agent_values.int_text AS agent_int_text,
-    agent_values.float_text AS agent_float_text,
     agent_values.signature AS agent_signature,
     agent_values.timestamp_value AS agent_timestamp_value
 FROM merged_rows
