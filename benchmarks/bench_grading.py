@@ -15,79 +15,18 @@ reward difference.
 from __future__ import annotations
 
 import argparse
-import csv
-import io
 import json
 import random
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import duckdb
 
 from m4agent.grading import pandas_oracle
 from m4agent.grading.grade import grade_results_root
+from m4agent.grading.perturb import perturbations, read_rows
 from m4agent.paths import database_path, resolve_data_dir
 from m4agent.registry import Task, all_tasks
-
-Rows = list[list[str]]
-
-
-def _read(path: Path) -> Rows:
-    with path.open(newline="") as handle:
-        return list(csv.reader(handle))
-
-
-def _write(rows: Rows, delimiter: str = ",", line_end: str = "\n") -> str:
-    out = io.StringIO()
-    csv.writer(out, delimiter=delimiter, lineterminator=line_end).writerows(rows)
-    return out.getvalue()
-
-
-def _bump(value: str, by: float) -> str:
-    try:
-        return repr(float(value) + by)
-    except ValueError:
-        return value
-
-
-def _variants(task: Task, rows: Rows, rng: random.Random) -> list[Callable[[], str | None]]:
-    header, body = rows[0], rows[1:]
-    scored = [c for c in task.scored_columns if c in header]
-    first = header.index(scored[0]) if scored else 0
-    tol = task.tolerance.get(header[first], 0) or 1.0
-
-    def edit(fn: Callable[[int, list[str]], list[str]]) -> str:
-        return _write([header, *[fn(i, list(r)) for i, r in enumerate(body)]])
-
-    def set_col(row: list[str], position: int, value: str) -> list[str]:
-        row[position] = value
-        return row
-
-    key_positions = [header.index(k) for k in task.key_columns]
-    return [
-        lambda: _write(rows),
-        lambda: _write([header, *rng.sample(body, len(body))], line_end="\r\n"),
-        lambda: _write([header, *[r for i, r in enumerate(body) if i % 10]]),
-        lambda: _write([header, *body[: len(body) // 2]]),
-        lambda: _write([header, *body, *[set_col(list(r), first, _bump(r[first], 3 * tol)) for r in body[::10]]]),
-        lambda: _write([header, *body, *[set_col(list(r), key_positions[0], str(90_000_000 + i))
-                                         for i, r in enumerate(body[::10])]]),
-        lambda: edit(lambda i, r: [v + ".0" if j in key_positions and v.isdigit() else v for j, v in enumerate(r)]),
-        lambda: edit(lambda i, r: set_col(r, first, "")),
-        lambda: edit(lambda i, r: set_col(r, first, _bump(r[first], 2 * tol)) if i % 5 == 0 else r),
-        lambda: edit(lambda i, r: set_col(r, first, _bump(r[first], tol / 2))),
-        lambda: edit(lambda i, r: [v.lower() for v in r]),
-        lambda: _write([[c for j, c in enumerate(r) if j != first] for r in rows]),
-        lambda: _write([[c for j, c in enumerate(r) if j != key_positions[0]] for r in rows]),
-        lambda: _write([header]),
-        lambda: "",
-        lambda: edit(lambda i, r: [v.replace(" ", "T") if len(v) == 19 and v[4] == "-" else v for v in r]),
-        lambda: edit(lambda i, r: [v or "None" for v in r]),
-        lambda: _write([[*header, "note"], *[[*r, f"n{i}"] for i, r in enumerate(body)]]),
-        lambda: "\ufeff" + _write(rows),
-        lambda: _write(rows, delimiter=";"),
-    ]
 
 
 def write_campaign(data_dir: Path, work: Path, variants: int, tasks: dict[str, Task]) -> dict[str, Path]:
@@ -103,7 +42,7 @@ def write_campaign(data_dir: Path, work: Path, variants: int, tasks: dict[str, T
         con.close()
     rng = random.Random(7)
     for name, task in tasks.items():
-        makers = _variants(task, _read(truth[name]), rng)
+        makers = perturbations(task, read_rows(truth[name]), rng)
         for index in range(variants):
             folder = work / "runs" / name / f"v{index:02d}"
             folder.mkdir(parents=True, exist_ok=True)

@@ -11,6 +11,7 @@ times it as the per-run baseline. It is not used to grade.
 from __future__ import annotations
 
 import math
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +34,9 @@ def _normalise_keys(frame: pd.DataFrame, keys: tuple[str, ...]) -> pd.DataFrame:
         if as_number.notna().all():
             out[key] = as_number
             continue
-        as_time = pd.to_datetime(out[key], errors="coerce")
+        with warnings.catch_warnings():  # pandas warns when it falls back to per-value parsing
+            warnings.simplefilter("ignore", UserWarning)
+            as_time = pd.to_datetime(out[key], errors="coerce")
         out[key] = as_time if as_time.notna().all() else out[key].astype("string")
     return out
 
@@ -47,8 +50,10 @@ def _column_matches(truth: pd.Series, agent: pd.Series, tolerance: float) -> pd.
         return (truth_number - agent_number).abs() <= float(tolerance or 0)
     first_values = truth[has_truth].astype("string").head(50)
     if first_values.str.contains(_TEMPORAL, regex=True, na=False).any():
-        truth_time = pd.to_datetime(truth, errors="coerce")
-        agent_time = pd.to_datetime(agent, errors="coerce")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", UserWarning)
+            truth_time = pd.to_datetime(truth, errors="coerce")
+            agent_time = pd.to_datetime(agent, errors="coerce")
         if truth_time[has_truth].notna().all() and agent_time[both].notna().all():
             return (truth_time - agent_time).abs() <= pd.to_timedelta(tolerance or 0, unit="s")
     return truth.astype("string") == agent.astype("string")

@@ -1,0 +1,79 @@
+"""Grading against the real references: perturbed copies of every task's exported reference.
+
+For each of the tasks, the reference is exported twice (the way M4Bench writes
+ground truth, DuckDB -> pandas -> to_csv, and with `m4agent reference export`),
+perturbed in the benchmark's ways, and graded in one dbt pass; reward, match
+rates and the strict verdict must equal M4Bench's own code (read from the
+mirror) to 1e-6. Needs built references: $M4AGENT_TEST_DATA_DIR, or a small
+synthetic build made here.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+
+import duckdb
+import pytest
+from fixtures.grading import original
+
+from m4agent.grading import pandas_oracle
+from m4agent.grading.grade import grade_runs
+from m4agent.grading.loader import Run
+from m4agent.grading.perturb import perturbations, read_rows
+from m4agent.reference_export import export
+from m4agent.registry import all_tasks
+
+
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory) -> Path:
+    given = os.environ.get("M4AGENT_TEST_DATA_DIR")
+    if given:
+        return Path(given)
+    from m4agent.dbt_runner import build
+    from m4agent.synth import synthesize
+
+    root = tmp_path_factory.mktemp("grading_references")
+    for dataset in ("mimic-iv", "eicu"):
+        synthesize(dataset, root, patients=100, seed=11)
+    build(root)
+    return root
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not original.available(), reason="mirror of hannesill/m4 not present")
+def test_perturbed_references_score_as_m4bench(data_dir, tmp_path):
+    tasks = all_tasks()
+    con = duckdb.connect(str(data_dir / "mimic_iv.duckdb"), read_only=True)
+    con.execute(f"ATTACH '{data_dir / 'eicu.duckdb'}' AS eicu (READ_ONLY)")
+    try:
+        truths = {(name, "pandas"): pandas_oracle.export_truth(con, task, tmp_path / f"{name}.pandas.csv")
+                  for name, task in tasks.items()}
+    finally:
+        con.close()
+    for name in tasks:
+        truths[(name, "export")] = export(name, data_dir, tmp_path / f"{name}.export.csv")
+    rng = random.Random(3)
+    runs, expected = [], {}
+    for (name, style), truth in truths.items():
+        makers = perturbations(tasks[name], read_rows(truth), rng)
+        for index in range(0, len(makers), 3 if style == "pandas" else 5):
+            output = tmp_path / "runs" / f"{name}.{style}.{index}.csv"
+            output.parent.mkdir(exist_ok=True)
+            output.write_text(makers[index](), newline="")
+            runs.append(Run(output.stem, tasks[name], output))
+            expected[output.stem] = original.evaluate(tasks[name].path, output, truth)
+    results = grade_runs(runs, data_dir)
+    mismatches = {}
+    for run_id, theirs in expected.items():
+        ours = results[run_id]
+        same = (abs(ours["reward"] - theirs["reward"]) <= 1e-6
+                and ours["strict_pass"] == theirs["strict_pass"]
+                and ours["match_rates"].keys() == theirs["match_rates"].keys()
+                and all(abs(ours["match_rates"][c] - theirs["match_rates"][c]) <= 1e-6
+                        for c in theirs["match_rates"]))
+        if not same:
+            mismatches[run_id] = (ours["reward"], theirs["reward"], ours["strict_pass"], theirs["strict_pass"])
+    assert not mismatches
+    assert any(r["strict_pass"] for r in results.values()) and any(r["reward"] == 0 for r in results.values())
