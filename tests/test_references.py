@@ -7,6 +7,9 @@ references with dbt on the source databases, build m4-infra's
 database), and grade our exported reference as if it were an agent's output
 with the original ``benchmark/lib/compare.py``: every task must score 1.0.
 
+Edge cases the generator may not plant (service ties, cultures without specimen or time,
+duplicate prescriptions) are added to the synthetic MIMIC-IV before anything is built.
+
 Also: every task exports a non-empty reference with unique keys in the task's
 column order, raw/standard twins export identical bytes, and two builds from
 the same seed export identical bytes.
@@ -26,6 +29,7 @@ import shutil
 from collections import defaultdict
 from pathlib import Path
 
+import duckdb
 import original_ground_truth as original
 import pytest
 from typer.testing import CliRunner
@@ -44,9 +48,41 @@ PATIENTS = int(os.environ.get("M4AGENT_TEST_PATIENTS", "80"))
 SEED = 7
 
 
+def _plant_edge_cases(mimic_db: Path) -> None:
+    """Ties and gaps the references must resolve exactly as the original does.
+
+    - a second first service at the same transfertime, surgical when the first is not and
+      vice versa (SAPS II admission type);
+    - cultures without a specimen type and cultures with only a chart date (suspicion of
+      infection);
+    - exact duplicate prescriptions (ties in the ab_id order).
+    """
+    con = duckdb.connect(str(mimic_db))
+    try:
+        con.execute("""
+            INSERT INTO mimiciv_hosp.services
+            SELECT subject_id, hadm_id, transfertime, prev_service,
+                   CASE WHEN LOWER(curr_service) LIKE '%surg%' THEN 'MED' ELSE 'SURG' END
+            FROM (
+                SELECT *, ROW_NUMBER() OVER (PARTITION BY hadm_id ORDER BY transfertime) AS rn
+                FROM mimiciv_hosp.services
+            )
+            WHERE rn = 1 AND hadm_id % 7 = 0
+        """)
+        con.execute("UPDATE mimiciv_hosp.microbiologyevents SET spec_type_desc = NULL "
+                    "WHERE micro_specimen_id % 11 = 0")
+        con.execute("UPDATE mimiciv_hosp.microbiologyevents SET charttime = NULL "
+                    "WHERE micro_specimen_id % 5 = 0")
+        con.execute("INSERT INTO mimiciv_hosp.prescriptions "
+                    "SELECT * FROM mimiciv_hosp.prescriptions WHERE pharmacy_id % 9 = 0")
+    finally:
+        con.close()
+
+
 def _build_data_dir(root: Path) -> Path:
     for dataset in ("mimic-iv", "eicu"):
         synthesize(dataset, root, patients=PATIENTS, seed=SEED)
+    _plant_edge_cases(database_path(root, "mimic-iv"))
     # Keep pristine copies of the sources for the original's ground truth.
     pristine = root / "pristine"
     pristine.mkdir()
