@@ -20,7 +20,6 @@ Files are streamed by DuckDB, so size is bounded by disk, not memory.
 
 from __future__ import annotations
 
-import codecs
 import csv
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -51,9 +50,6 @@ CREATE OR REPLACE TABLE {SCHEMA}.task_columns (
 );
 """
 
-_CHUNK = 1 << 20
-
-
 @dataclass(frozen=True)
 class Run:
     """One agent output to grade."""
@@ -67,30 +63,17 @@ class UnreadableOutput(Exception):
     """The CSV cannot be read the way M4Bench reads it; the message is the reason."""
 
 
-def _check_utf8(path: Path) -> None:
-    decoder = codecs.getincrementaldecoder("utf-8")("strict")
-    offset = 0
-    with path.open("rb") as handle:
-        while chunk := handle.read(_CHUNK):
-            try:
-                decoder.decode(chunk)
-            except UnicodeDecodeError as exc:
-                raise UnreadableOutput(f"not UTF-8: invalid byte at offset {offset + exc.start}") from None
-            offset += len(chunk)
-        try:
-            decoder.decode(b"", final=True)
-        except UnicodeDecodeError:
-            raise UnreadableOutput("not UTF-8: truncated multi-byte character at end of file") from None
-
-
 def _header(path: Path) -> list[str]:
     """The first non-blank CSV record, BOM dropped; raises when there is none."""
-    with path.open("r", encoding="utf-8-sig", newline="") as handle:
-        for record in csv.reader(handle):
-            if record and any(field != "" for field in record):
-                return record
-            if len(record) > 1:
-                return record
+    try:
+        with path.open("r", encoding="utf-8-sig", newline="") as handle:
+            for record in csv.reader(handle):
+                if record and any(field != "" for field in record):
+                    return record
+                if len(record) > 1:
+                    return record
+    except UnicodeDecodeError as exc:
+        raise UnreadableOutput(f"not UTF-8: invalid byte in the header at offset {exc.start}") from None
     raise UnreadableOutput("no columns to parse from file (empty or blank)")
 
 
@@ -130,7 +113,6 @@ def _load_one(con: duckdb.DuckDBPyConnection, run: Run) -> tuple[bool, str | Non
     try:
         if path.stat().st_size == 0:
             raise UnreadableOutput("no columns to parse from file (empty file)")
-        _check_utf8(path)
         header = pandas_column_names(_header(path))
         present = [name for name in _wanted_columns(run.task) if name in header]
         # Only the graded columns are kept; DuckDB still tokenises (and checks) every field.
@@ -145,6 +127,9 @@ def _load_one(con: duckdb.DuckDBPyConnection, run: Run) -> tuple[bool, str | Non
         return True, str(exc), None, None
     except duckdb.Error as exc:
         lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+        if any("Invalid unicode" in line for line in lines):
+            where = next((line for line in lines if line.startswith("CSV Error on Line")), "")
+            return True, f"not UTF-8: invalid byte sequence ({where})", None, None
         kept = [line for line in lines[:4] if not line.startswith(("Possible fixes", "*", "Original Line"))]
         return True, "CSV parse error: " + " ".join(kept or [type(exc).__name__]), None, None
     (rows,) = con.execute("SELECT count(*) FROM _m4_loading").fetchone()
