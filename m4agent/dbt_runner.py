@@ -92,6 +92,7 @@ def build(data_dir: Path, select: str | None = None, datasets: Sequence[str] = (
     check_sources(data_dir, datasets)
     args = ["build"]
     if select:
-        args += ["--select", select]
+        # Only run tests whose every parent is selected (relationship tests to unbuilt models would fail).
+        args += ["--select", select, "--indirect-selection", "cautious"]
     console.print(f"[bold]dbt build[/] against {data_dir} (artefacts in {artefact_dir(data_dir)})")
     invoke(data_dir, args)

@@ -120,7 +120,9 @@ class TableBuffer:
         arr = pa.array(out, mask=~valid, type=pa.int64())
         duck_type = self.types[name]
         if duck_type == "TIMESTAMP":
-            return arr.cast(pa.timestamp("us"))
+            # MIMIC times have whole seconds: floor the generated microseconds.
+            whole = (out // 1_000_000) * 1_000_000
+            return pa.array(whole, mask=~valid, type=pa.int64()).cast(pa.timestamp("us"))
         if duck_type == "DATE":
             return pa.array(out // 86_400_000_000, mask=~valid, type=pa.int32()).cast(pa.date32())
         return arr.cast(_ARROW_INT[duck_type])
