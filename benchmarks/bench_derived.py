@@ -22,7 +22,8 @@ memory (``RUSAGE_SELF``); the parent's ``RUSAGE_CHILDREN`` only keeps the
 maximum over all children. Every DuckDB connection in a child is opened with
 the same ``threads`` and ``memory_limit`` (dbt's profile reads the memory
 limit from ``M4AGENT_MEMORY_LIMIT``); dbt's own concurrency stays at the
-profile's ``threads``. "seconds" is measured inside the child around the call
+profile's ``threads`` unless ``--dbt-threads`` is given (with 1, per-model
+times compare directly with m4's per-table times). "seconds" is measured inside the child around the call
 (libraries already imported, so dbt's parse and compile are included but
 Python's import time is not).
 """
@@ -130,7 +131,7 @@ def _node_times(data_dir: Path) -> tuple[dict[str, float], float, float, dict[st
     return seconds, first, last, statuses
 
 
-def _child_dbt(command: str, data_dir: str, threads: int, memory_limit: str) -> dict:
+def _child_dbt(command: str, data_dir: str, threads: int, memory_limit: str, dbt_threads: int) -> dict:
     _limit_duckdb(threads, memory_limit)
     import dbt.cli.main  # noqa: F401  (imported before the clock starts)
 
@@ -141,6 +142,8 @@ def _child_dbt(command: str, data_dir: str, threads: int, memory_limit: str) -> 
     args = [command, "--select", SELECTION, "--indirect-selection", "cautious"]
     if command == "run":  # seeds, views and tables without tests (`dbt run` skips seeds)
         args = ["build", *args[1:], "--exclude-resource-type", "test", "unit_test"]
+    if dbt_threads:
+        args += ["--threads", str(dbt_threads)]
     start = time.time()
     try:
         invoke(Path(data_dir), args)
@@ -189,14 +192,15 @@ def _bench_size(stays_target: int, args: argparse.Namespace, stays_per_patient: 
     m4 = _run_child(["m4", str(m4_dir / "mimic_iv.duckdb"), *limits])
     print(f"   m4 materialize_all: {m4['seconds']:.1f}s, {m4['tables']} tables; load average {_load()}", flush=True)
     run_dir = _copy_data_dir(source, size_dir / "dbt_run")
-    run = _run_child(["dbt", "run", str(run_dir), *limits])
+    dbt_threads = [str(args.dbt_threads)]
+    run = _run_child(["dbt", "run", str(run_dir), *limits, *dbt_threads])
     print(f"   dbt run: {run['seconds']:.1f}s; load average {_load()}", flush=True)
-    test = _run_child(["dbt", "test", str(run_dir), *limits])
+    test = _run_child(["dbt", "test", str(run_dir), *limits, *dbt_threads])
     print(f"   dbt test: {test['seconds']:.1f}s; load average {_load()}", flush=True)
     build = None
     if not args.no_build:
         build_dir = _copy_data_dir(source, size_dir / "dbt_build")
-        build = _run_child(["dbt", "build", str(build_dir), *limits])
+        build = _run_child(["dbt", "build", str(build_dir), *limits, *dbt_threads])
         print(f"   dbt build: {build['seconds']:.1f}s; load average {_load()}", flush=True)
 
     rows = [("dbt run (no tests)", run), ("dbt run + dbt test", None)]
@@ -240,6 +244,8 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1,
                         help="DuckDB threads for every connection (default: all cores)")
     parser.add_argument("--memory-limit", default="8GB", help="DuckDB memory_limit for every connection")
+    parser.add_argument("--dbt-threads", type=int, default=0,
+                        help="models dbt runs at once (default: the profile's threads)")
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--no-build", action="store_true", help="skip the separate `dbt build` run")
     parser.add_argument("--work", type=Path, default=None, help="scratch folder (default: a temporary one)")
@@ -253,7 +259,7 @@ def main() -> None:
         elif kind == "m4":
             result = _child_m4(rest[0], int(rest[1]), rest[2])
         else:
-            result = _child_dbt(rest[0], rest[1], int(rest[2]), rest[3])
+            result = _child_dbt(rest[0], rest[1], int(rest[2]), rest[3], int(rest[4]))
         print(json.dumps(result))
         return
 
@@ -262,7 +268,8 @@ def main() -> None:
     probe = _run_child(["synth", str(PROBE_PATIENTS), str(args.seed), str(work / "probe")])
     shutil.rmtree(work / "probe")
     stays_per_patient = probe["stays"] / PROBE_PATIENTS
-    print(f"DuckDB threads {args.threads}, memory_limit {args.memory_limit}, seed {args.seed}, "
+    print(f"DuckDB threads {args.threads}, memory_limit {args.memory_limit}, "
+          f"dbt threads {args.dbt_threads or 'from profile'}, seed {args.seed}, "
           f"{os.cpu_count()} cores; probe: {probe['stays']} stays per {PROBE_PATIENTS} patients; "
           f"load average {_load()}", flush=True)
     for stays in sorted(args.stays):
