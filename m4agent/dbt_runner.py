@@ -69,12 +69,17 @@ def _release_duckdb() -> None:
     DuckDBConnectionManager.close_all_connections()
 
 
-def invoke(data_dir: Path, args: Sequence[str]) -> object:
-    """Run one dbt command (e.g. ``["build", "--select", "sofa"]``); raise on failure."""
+def invoke(data_dir: Path, args: Sequence[str], project_dir: Path | None = None) -> object:
+    """Run one dbt command (e.g. ``["build", "--select", "sofa"]``); raise on failure.
+
+    ``project_dir`` runs another dbt project (with its own ``profiles.yml``) in the same
+    environment, e.g. a trimmed copy used in development; by default this repository's.
+    """
     from dbt.cli.main import dbtRunner
 
+    project = str(project_dir or PROJECT_ROOT)
     with _environment(data_dir):
-        cli_args = [*args, "--project-dir", str(PROJECT_ROOT), "--profiles-dir", str(PROJECT_ROOT)]
+        cli_args = [*args, "--project-dir", project, "--profiles-dir", project]
         try:
             result = dbtRunner().invoke(cli_args)
         finally:
