@@ -1,6 +1,7 @@
 """The derived layer as dbt models versus m4-infra's ``materialize_all``: wall time and peak memory.
 
-Usage: ``python benchmarks/bench_derived.py [--stays 5000 20000] [--threads 2] [--memory-limit 8GB]``
+Usage: ``python benchmarks/bench_derived.py [--stays 5000 20000] [--threads 2] [--memory-limit 8GB]
+[--dbt-threads 1] [--no-build]``
 
 For each size, synthetic MIMIC-IV is written once (the patient count is
 calibrated on a one-cycle probe so the ICU stay count lands near the target;
@@ -23,9 +24,13 @@ maximum over all children. Every DuckDB connection in a child is opened with
 the same ``threads`` and ``memory_limit`` (dbt's profile reads the memory
 limit from ``M4AGENT_MEMORY_LIMIT``); dbt's own concurrency stays at the
 profile's ``threads`` unless ``--dbt-threads`` is given (with 1, per-model
-times compare directly with m4's per-table times). "seconds" is measured inside the child around the call
-(libraries already imported, so dbt's parse and compile are included but
-Python's import time is not).
+times compare directly with m4's per-table times). "seconds" is measured
+inside the child around the call (libraries already imported, so dbt's parse
+and compile are included but Python's import time is not). Each dbt side
+starts with a fresh target folder, so it pays a full parse, except ``dbt
+test``, which reuses the ``dbt run`` copy's partial parse. The machine's load
+average is printed after every step: wall times on a shared machine move with
+it, so compare sides measured at similar load.
 """
 
 from __future__ import annotations
