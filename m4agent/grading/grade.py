@@ -86,16 +86,8 @@ def _run_dbt(data_dir: Path, tasks: Sequence[Task]) -> None:
     variables = {"m4_grading": True, "m4_grading_references": _reference_vars(tasks)}
     args = ["build", "--select", GRADING_SELECTOR, "--vars", json.dumps(variables), "--quiet"]
     project = os.environ.get(ENV_PROJECT_DIR)
-    if not project:
-        dbt_runner.invoke(data_dir, args)
-        return
-    # A trimmed copy of the project (tests, development): same environment, other project dir.
-    from dbt.cli.main import dbtRunner
-
-    with dbt_runner._environment(data_dir):
-        result = dbtRunner().invoke([*args, "--project-dir", project, "--profiles-dir", project])
-    if not result.success:
-        raise M4AgentError(f"dbt grading build failed: {result.exception}; see {data_dir / 'dbt' / 'logs'}")
+    # A trimmed copy of the project (tests, development) runs in the same environment.
+    dbt_runner.invoke(data_dir, args, project_dir=Path(project) if project else None)
 
 
 def _failing_runs(con: duckdb.DuckDBPyConnection) -> set[str]:

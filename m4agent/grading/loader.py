@@ -133,17 +133,27 @@ def _load_one(con: duckdb.DuckDBPyConnection, run: Run) -> tuple[bool, str | Non
         kept = [line for line in lines[:4] if not line.startswith(("Possible fixes", "*", "Original Line"))]
         return True, "CSV parse error: " + " ".join(kept or [type(exc).__name__]), None, None
     (rows,) = con.execute("SELECT count(*) FROM _m4_loading").fetchone()
-    if present:
-        selects = " UNION ALL ".join(
-            f"SELECT {_literal(run.run_id)}, rowid + 1, {_literal(name)}, NULLIF({_quote(name)}, '') "
-            f"FROM _m4_loading" for name in present
+    if present and rows:
+        columns = ", ".join(_quote(name) for name in present)
+        con.execute(
+            f"INSERT INTO {SCHEMA}.output_cells SELECT {_literal(run.run_id)}, _m4_row_number, column_name, "
+            f"NULLIF(value, '') FROM (SELECT rowid + 1 AS _m4_row_number, {columns} FROM _m4_loading) "
+            f"UNPIVOT INCLUDE NULLS (value FOR column_name IN ({columns}))"
         )
-        con.execute(f"INSERT INTO {SCHEMA}.output_cells {selects}")
     return True, None, int(rows), header
 
 
 def _columns_struct(header: Sequence[str]) -> str:
     return "{" + ", ".join(f"{_literal(name)}: 'VARCHAR'" for name in header) + "}"
+
+
+def _insert_rows(con: duckdb.DuckDBPyConnection, table: str, rows: Sequence[tuple], chunk: int = 500) -> None:
+    """Insert rows with one multi-row VALUES statement per chunk (executemany runs one statement a row)."""
+    for start in range(0, len(rows), chunk):
+        part = rows[start:start + chunk]
+        placeholders = "(" + ", ".join("?" * len(part[0])) + ")"
+        values = ", ".join([placeholders] * len(part))
+        con.execute(f"INSERT INTO {SCHEMA}.{table} VALUES {values}", [value for row in part for value in row])
 
 
 def write_tasks(con: duckdb.DuckDBPyConnection, tasks: Iterable[Task]) -> None:
@@ -158,9 +168,9 @@ def write_tasks(con: duckdb.DuckDBPyConnection, tasks: Iterable[Task]) -> None:
             for position, name in enumerate(names):
                 columns.append((task.name, name, role, position, task.tolerance.get(name)))
     if settings:
-        con.executemany(f"INSERT INTO {SCHEMA}.task_settings VALUES (?, ?, ?, ?)", settings)
+        _insert_rows(con, "task_settings", settings)
     if columns:
-        con.executemany(f"INSERT INTO {SCHEMA}.task_columns VALUES (?, ?, ?, ?, ?)", columns)
+        _insert_rows(con, "task_columns", columns)
 
 
 def load_runs(con: duckdb.DuckDBPyConnection, runs: Sequence[Run]) -> None:
@@ -173,4 +183,4 @@ def load_runs(con: duckdb.DuckDBPyConnection, runs: Sequence[Run]) -> None:
         exists, error, rows, header = _load_one(con, run)
         files.append((run.run_id, run.task.name, str(run.output_path), exists, error, rows, header))
     con.execute("DROP TABLE IF EXISTS _m4_loading")
-    con.executemany(f"INSERT INTO {SCHEMA}.output_files VALUES (?, ?, ?, ?, ?, ?, ?)", files)
+    _insert_rows(con, "output_files", files)

@@ -60,11 +60,13 @@
     END
 {%- endmacro %}
 
-{#- series.astype("string") of a cell in a column of that dtype (NULL = <NA>), from its features. -#}
-{% macro m4_render(cell, dtype) -%}
+{#- series.astype("string") of a cell in a column of that dtype (NULL = <NA>), from its features.
+    safe: an integer too large to render gives NULL instead of an error (for candidate
+    comparisons computed before the column's mode is known). -#}
+{% macro m4_render(cell, dtype, safe=false) -%}
     CASE
         WHEN {{ cell }}value IS NULL THEN NULL
-        WHEN {{ dtype }} = 'int' THEN CAST(CAST({{ cell }}as_double AS HUGEINT) AS VARCHAR)
+        WHEN {{ dtype }} = 'int' THEN CAST({{ 'TRY_CAST' if safe else 'CAST' }}({{ cell }}as_double AS HUGEINT) AS VARCHAR)
         WHEN {{ dtype }} = 'float' THEN CAST({{ cell }}as_double AS VARCHAR)
         WHEN {{ dtype }} IN ('bool', 'objbool') THEN CASE WHEN {{ cell }}is_true THEN 'True' ELSE 'False' END
         ELSE {{ cell }}value

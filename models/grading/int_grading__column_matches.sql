@@ -9,6 +9,9 @@
   pandas' strings (so a literal None matches None). Missing on both sides
   matches only when the agent supplied the key. Two modes make pandas raise
   (boolean minus boolean; time zone against none): the run then fails.
+  The merged cells are read once: one pass counts, per (run, column, agent
+  timestamp shape), what every mode needs (the matches of each mode included),
+  and the column's mode then picks its counts.
 -#}
 {{ config(enabled=var('m4_grading', false)) }}
 WITH runs AS (
@@ -57,49 +60,81 @@ cells AS (
         {{ m4_numeric('merged.truth_', 'column_types.truth_dtype') }} AS truth_number,
         {{ m4_numeric('merged.agent_', 'column_types.agent_dtype') }} AS agent_number,
         column_types.truth_dtype,
-        column_types.agent_dtype
+        column_types.agent_dtype,
+        COALESCE(column_types.tolerance, 0) AS tolerance
     FROM {{ ref('int_grading__merged_cells') }} AS merged
     INNER JOIN column_types
         ON merged.run_id = column_types.run_id
         AND merged.column_name = column_types.column_name
 ),
 
+signature_counts AS (
+    SELECT
+        run_id,
+        column_name,
+        agent_signature,
+        MIN(truth_row) FILTER (WHERE agent_value IS NOT NULL) AS first_row,
+        COUNT(*) FILTER (WHERE truth_value IS NOT NULL AND truth_number IS NULL) AS truth_not_numeric,
+        COUNT(*) FILTER (
+            WHERE truth_value IS NOT NULL AND agent_value IS NOT NULL AND agent_number IS NULL
+        ) AS agent_not_numeric,
+        COUNT(*) FILTER (WHERE truth_value IS NOT NULL AND agent_value IS NOT NULL) AS both_present,
+        COUNT(*) FILTER (
+            WHERE truth_value IS NOT NULL AND agent_value IS NOT NULL AND agent_timestamp_value IS NOT NULL
+        ) AS both_present_timestamps,
+        COUNT(*) FILTER (
+            WHERE truth_value IS NULL AND agent_value IS NULL AND agent_row IS NOT NULL
+        ) AS missing_on_both,
+        COUNT(*) FILTER (WHERE abs(truth_number - agent_number) <= tolerance) AS numeric_matches,
+        COUNT(*) FILTER (
+            WHERE abs(CAST(epoch_us(truth_timestamp_value) AS HUGEINT) - epoch_us(agent_timestamp_value))
+                <= tolerance * 1000000
+        ) AS timestamp_matches,
+        COUNT(*) FILTER (
+            WHERE {{ m4_render('truth_', 'truth_dtype', safe=true) }} = {{ m4_render('agent_', 'agent_dtype', safe=true) }}
+        ) AS text_matches
+    FROM cells
+    GROUP BY run_id, column_name, agent_signature
+),
+
 agent_formats AS (
     SELECT
         run_id,
         column_name,
-        ARG_MIN(agent_signature, truth_row) FILTER (WHERE agent_value IS NOT NULL) AS first_signature
-    FROM cells
+        ARG_MIN(agent_signature, first_row) AS first_signature
+    FROM signature_counts
     GROUP BY run_id, column_name
 ),
 
 column_modes AS (
     SELECT
-        cells.run_id,
-        cells.column_name,
-        COUNT(*) FILTER (WHERE cells.truth_value IS NOT NULL AND cells.truth_number IS NULL) AS truth_not_numeric,
-        COUNT(*) FILTER (
-            WHERE cells.truth_value IS NOT NULL AND cells.agent_value IS NOT NULL AND cells.agent_number IS NULL
-        ) AS agent_not_numeric,
-        COUNT(*) FILTER (
-            WHERE cells.truth_value IS NOT NULL AND cells.agent_value IS NOT NULL
-                AND NOT COALESCE(
-                    cells.agent_signature = agent_formats.first_signature
-                    AND cells.agent_timestamp_value IS NOT NULL,
-                    FALSE
-                )
+        counts.run_id,
+        counts.column_name,
+        SUM(counts.truth_not_numeric) AS truth_not_numeric,
+        SUM(counts.agent_not_numeric) AS agent_not_numeric,
+        SUM(counts.both_present) - COALESCE(
+            SUM(counts.both_present_timestamps) FILTER (WHERE counts.agent_signature = agent_formats.first_signature),
+            0
         ) AS agent_not_timestamp,
-        COALESCE(ANY_VALUE({{ m4_has_time_zone('agent_formats.first_signature') }}), FALSE) AS agent_has_time_zone
-    FROM cells
+        COALESCE(ANY_VALUE({{ m4_has_time_zone('agent_formats.first_signature') }}), FALSE) AS agent_has_time_zone,
+        SUM(counts.missing_on_both) AS missing_on_both,
+        SUM(counts.numeric_matches) AS numeric_matches,
+        SUM(counts.timestamp_matches) AS timestamp_matches,
+        SUM(counts.text_matches) AS text_matches
+    FROM signature_counts AS counts
     INNER JOIN agent_formats
-        ON cells.run_id = agent_formats.run_id
-        AND cells.column_name = agent_formats.column_name
-    GROUP BY cells.run_id, cells.column_name
+        ON counts.run_id = agent_formats.run_id
+        AND counts.column_name = agent_formats.column_name
+    GROUP BY counts.run_id, counts.column_name
 ),
 
 decided AS (
     SELECT
         column_types.*,
+        column_modes.missing_on_both,
+        column_modes.numeric_matches,
+        column_modes.timestamp_matches,
+        column_modes.text_matches,
         CASE
             WHEN column_modes.truth_not_numeric = 0 AND column_modes.agent_not_numeric = 0
                 THEN CASE
@@ -126,42 +161,19 @@ decided AS (
     INNER JOIN column_modes
         ON column_types.run_id = column_modes.run_id
         AND column_types.column_name = column_modes.column_name
-),
-
-matched AS (
-    SELECT
-        cells.run_id,
-        cells.column_name,
-        COUNT(*) FILTER (
-            WHERE (cells.truth_value IS NULL AND cells.agent_value IS NULL AND cells.agent_row IS NOT NULL)
-                OR CASE decided.mode
-                    WHEN 'numeric'
-                        THEN abs(cells.truth_number - cells.agent_number) <= COALESCE(decided.tolerance, 0)
-                    WHEN 'timestamp'
-                        THEN abs(epoch_us(cells.truth_timestamp_value) - epoch_us(cells.agent_timestamp_value))
-                            <= COALESCE(decided.tolerance, 0) * 1000000
-                    WHEN 'text'
-                        THEN {{ m4_render('cells.truth_', 'cells.truth_dtype') }}
-                            = {{ m4_render('cells.agent_', 'cells.agent_dtype') }}
-                    ELSE FALSE
-                END
-        ) AS matched
-    FROM cells
-    INNER JOIN decided
-        ON cells.run_id = decided.run_id
-        AND cells.column_name = decided.column_name
-    GROUP BY cells.run_id, cells.column_name
 )
 
 SELECT
-    decided.run_id,
-    decided.column_name,
-    decided.truth_dtype,
-    decided.agent_dtype,
-    decided.mode,
-    decided.mode_error,
-    COALESCE(matched.matched, 0) AS matched
+    run_id,
+    column_name,
+    truth_dtype,
+    agent_dtype,
+    mode,
+    mode_error,
+    CAST(missing_on_both + CASE mode
+        WHEN 'numeric' THEN numeric_matches
+        WHEN 'timestamp' THEN timestamp_matches
+        WHEN 'text' THEN text_matches
+        ELSE 0
+    END AS BIGINT) AS matched
 FROM decided
-LEFT JOIN matched
-    ON decided.run_id = matched.run_id
-    AND decided.column_name = matched.column_name

@@ -4,7 +4,7 @@
   that key (agent_row NULL when the agent did not supply the key), each with
   its value features. Scored columns the output lacks are left out (they score 0).
 -#}
-{{ config(enabled=var('m4_grading', false)) }}
+{{ config(enabled=var('m4_grading', false), materialized='view') }}
 WITH runs AS (
     SELECT run_id, task, reference_model, header
     FROM {{ ref('int_grading__runs') }}
