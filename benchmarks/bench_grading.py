@@ -6,10 +6,12 @@ DIR must hold built references (``m4agent quickstart`` or ``m4agent reference
 build``). For every task, the reference is exported the way M4Bench exports
 ground truth, and ``--variants`` perturbed copies are written as run folders
 (``<task>/<variant>/output.csv`` + ``run.json``). The campaign is then graded
-twice: ``grade_results_root`` (load + one ``dbt build`` + result.json files) and
-the per-run baseline (``pandas_oracle.grade``: read both CSVs, compare with
-pandas as the original does). Prints both times, the ratio and the largest
-reward difference.
+with ``grade_results_root`` (load + one ``dbt build`` + result.json files), twice:
+the first call may include dbt's full parse of the project (once per data
+directory; later calls reuse it), the second is the steady state. Then the
+per-run baseline (``pandas_oracle.grade``: read both CSVs, compare with pandas
+as the original does). Prints the times, the ratios and the largest reward
+difference.
 """
 
 from __future__ import annotations
@@ -64,9 +66,12 @@ def main() -> None:
     runs = sorted((args.work / "runs").glob("*/*/run.json"))
     print(f"{len(runs)} outputs ({len(tasks)} tasks x {args.variants} variants)")
 
-    start = time.perf_counter()
-    ours = grade_results_root(args.work / "runs", data_dir, force=True)
-    one_pass = time.perf_counter() - start
+    passes = []
+    for _ in range(2):
+        start = time.perf_counter()
+        ours = grade_results_root(args.work / "runs", data_dir, force=True)
+        passes.append(time.perf_counter() - start)
+    first_pass, one_pass = passes
 
     start = time.perf_counter()
     baseline = {}
@@ -78,9 +83,11 @@ def main() -> None:
 
     worst = max(abs(ours[r]["reward"] - baseline[r]["reward"]) for r in baseline)
     strict_same = sum(ours[r]["strict_pass"] == baseline[r]["strict_pass"] for r in baseline)
+    print(f"one pass, first call (may parse):          {first_pass:8.1f} s")
     print(f"one pass (load + dbt build + result.json): {one_pass:8.1f} s")
     print(f"per-run pandas baseline:                   {per_run:8.1f} s")
-    print(f"ratio (baseline / one pass):               {per_run / one_pass:8.2f}x")
+    print(f"ratio (baseline / one pass):               {per_run / one_pass:8.2f}x "
+          f"(first call {per_run / first_pass:.2f}x)")
     print(f"largest reward difference: {worst:.2e}; strict verdicts equal on {strict_same}/{len(baseline)}")
 
 

@@ -47,12 +47,12 @@ def check_sources(data_dir: Path, datasets: Sequence[str] = ("mimic-iv", "eicu")
 
 
 @contextmanager
-def _environment(data_dir: Path) -> Iterator[None]:
+def _environment(data_dir: Path, target: str = "target") -> Iterator[None]:
     saved = dict(os.environ)
     os.environ["M4AGENT_MIMIC_DB"] = str(database_path(data_dir, "mimic-iv"))
     os.environ["M4AGENT_EICU_DB"] = str(database_path(data_dir, "eicu"))
     os.environ["DBT_LOG_PATH"] = str(artefact_dir(data_dir) / "logs")
-    os.environ["DBT_TARGET_PATH"] = str(artefact_dir(data_dir) / "target")
+    os.environ["DBT_TARGET_PATH"] = str(artefact_dir(data_dir) / target)
     os.environ.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")
     try:
         yield
@@ -69,16 +69,20 @@ def _release_duckdb() -> None:
     DuckDBConnectionManager.close_all_connections()
 
 
-def invoke(data_dir: Path, args: Sequence[str], project_dir: Path | None = None) -> object:
+def invoke(data_dir: Path, args: Sequence[str], project_dir: Path | None = None,
+           target: str = "target") -> object:
     """Run one dbt command (e.g. ``["build", "--select", "sofa"]``); raise on failure.
 
     ``project_dir`` runs another dbt project (with its own ``profiles.yml``) in the same
     environment, e.g. a trimmed copy used in development; by default this repository's.
+    ``target`` names the folder under ``DIR/dbt`` for dbt's artefacts: a caller whose vars
+    differ from the reference build's (grading) keeps its own, so each keeps its saved
+    parse (``partial_parse.msgpack``) and dbt does not re-parse the project every time.
     """
     from dbt.cli.main import dbtRunner
 
     project = str(project_dir or PROJECT_ROOT)
-    with _environment(data_dir):
+    with _environment(data_dir, target):
         cli_args = [*args, "--project-dir", project, "--profiles-dir", project]
         try:
             result = dbtRunner().invoke(cli_args)

@@ -29,11 +29,20 @@ def _load(tmp_path: Path, content: bytes | str | None) -> tuple[tuple, list[tupl
     if content is not None:
         path.write_bytes(content if isinstance(content, bytes) else content.encode())
     con = duckdb.connect()
-    load_runs(con, [Run("r1", TASK, path)])
+    load_runs(con, [Run("r1", TASK, path)], tmp_path / "rows")
     file_row = con.execute("SELECT file_exists, read_error, agent_rows, header FROM agent_outputs.output_files"
                            ).fetchone()
-    cells = con.execute("SELECT row_number, column_name, value FROM agent_outputs.output_cells "
-                        "ORDER BY row_number, column_name").fetchall()
+    slots = dict(con.execute("SELECT slot, column_name FROM agent_outputs.task_columns "
+                             "WHERE slot IS NOT NULL").fetchall())
+    assert [name for _, name in sorted(slots.items())] == ["stay_id", "label", "score"]
+    header = file_row[3] or []
+    cells = sorted(
+        (row_number, slots[slot], value)
+        for row_number, *values in con.execute("SELECT row_number, column_1, column_2, column_3 "
+                                               "FROM agent_outputs.output_rows").fetchall()
+        for slot, value in enumerate(values, start=1)
+        if slots[slot] in header
+    )
     con.close()
     return file_row, cells
 

@@ -89,15 +89,20 @@ def _batches(con: duckdb.DuckDBPyConnection, run_id: str, task: Task) -> dict[st
     output = pd.DataFrame(index=range(rows if readable else 0), columns=list(header or []) if readable else [])
     found = con.execute(
         """
+        WITH run AS (
+            SELECT run_number, task FROM grading.int_grading__runs WHERE run_id = $run
+        ),
+        kept AS (
+            SELECT DISTINCT keys.truth_row
+            FROM grading.int_grading__agent_keys AS keys
+            INNER JOIN run ON keys.run_number = run.run_number
+            INNER JOIN grading.grading_results AS results ON results.run_id = $run
+            WHERE keys.truth_row IS NOT NULL AND results.comparison_error IS NULL
+        )
         SELECT (kept.truth_row IS NOT NULL) AS key_found
-        FROM grading.int_grading__truth_keys AS truth
-        INNER JOIN grading.int_grading__runs AS runs
-            ON runs.reference_model = truth.reference_model AND runs.run_id = $run
-        LEFT JOIN (
-            SELECT keys.truth_row FROM grading.int_grading__agent_keys AS keys
-            INNER JOIN grading.grading_results AS results ON keys.run_id = results.run_id
-            WHERE keys.run_id = $run AND keys.is_kept AND results.comparison_error IS NULL
-        ) AS kept ON truth.truth_row = kept.truth_row
+        FROM grading.int_grading__truth_values AS truth
+        INNER JOIN run ON truth.task = run.task
+        LEFT JOIN kept ON truth.truth_row = kept.truth_row
         """, {"run": run_id}).df()
     found["key_found"] = found["key_found"].astype(int)
     rates = dict(con.execute(

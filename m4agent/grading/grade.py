@@ -45,6 +45,11 @@ class BatchRun:
     problem: str | None = None
 
 
+def rows_directory(data_dir: Path) -> Path:
+    """Where the batch's agent rows are kept (Parquet, one file per run), read by agent_outputs.output_rows."""
+    return data_dir / "agent_outputs"
+
+
 def _connect(data_dir: Path) -> duckdb.DuckDBPyConnection:
     db = database_path(data_dir, "mimic-iv")
     if not db.exists():
@@ -70,24 +75,15 @@ def _built_references(con: duckdb.DuckDBPyConnection, data_dir: Path) -> set[str
     return {name for (name,) in rows}
 
 
-def _reference_vars(tasks: Sequence[Task]) -> dict[str, dict[str, list[str]]]:
-    references: dict[str, dict[str, list[str]]] = {}
-    for task in tasks:
-        spec = references.setdefault(task.reference_model, {"keys": list(task.key_columns), "columns": []})
-        for column in (*task.key_columns, *task.scored_columns):
-            if column not in spec["columns"]:
-                spec["columns"].append(column)
-    return references
-
-
-def _run_dbt(data_dir: Path, tasks: Sequence[Task]) -> None:
+def _run_dbt(data_dir: Path) -> None:
     from m4agent import dbt_runner
 
-    variables = {"m4_grading": True, "m4_grading_references": _reference_vars(tasks)}
-    args = ["build", "--select", GRADING_SELECTOR, "--vars", json.dumps(variables), "--quiet"]
+    # The same vars on every call: dbt re-uses its saved parse of the project. Which tasks,
+    # references and columns to grade is read by the models from agent_outputs at run time.
+    args = ["build", "--select", GRADING_SELECTOR, "--vars", json.dumps({"m4_grading": True}), "--quiet"]
     project = os.environ.get(ENV_PROJECT_DIR)
     # A trimmed copy of the project (tests, development) runs in the same environment.
-    dbt_runner.invoke(data_dir, args, project_dir=Path(project) if project else None)
+    dbt_runner.invoke(data_dir, args, project_dir=Path(project) if project else None, target="grading")
 
 
 def _failing_runs(con: duckdb.DuckDBPyConnection) -> set[str]:
@@ -162,11 +158,10 @@ def grade_runs(runs: Sequence[Run], data_dir: Path) -> dict[str, dict[str, Any]]
         if missing:
             raise M4AgentError(f"reference tables not built: {', '.join(missing)}; run "
                                f"`m4agent reference build --data-dir {data_dir}` first")
-        load_runs(con, runs)
+        load_runs(con, runs, rows_directory(data_dir))
     finally:
         con.close()
-    tasks = list({run.task.name: run.task for run in runs}.values())
-    _run_dbt(data_dir, tasks)
+    _run_dbt(data_dir)
     con = _connect(data_dir)
     try:
         return _collect(con, [run.run_id for run in runs])

@@ -5,9 +5,14 @@ dbt sources:
 
 - ``output_files``: one row per run (run_id, task, path, whether the file exists,
   why it could not be read, row count, header names);
-- ``output_cells``: one row per (run, row, column) for the columns the task
-  grades, ``value`` NULL only for an empty cell (a literal ``None`` stays text);
+- ``output_rows``: one row per CSV row, wide: ``column_1`` .. ``column_W`` hold
+  the task's graded columns in slot order (key columns first, then scored
+  columns, as ``task_columns.slot`` numbers them), each cell's text, NULL for an
+  empty cell or a column the file lacks (a literal ``None`` stays text);
 - ``task_settings`` and ``task_columns``: the task definitions the batch needs.
+
+Runs carry an integer ``run_number`` (batch order) so the grading models join
+and group on integers; ``run_id`` stays the name users see.
 
 Reading follows M4Bench's reader (pandas ``read_csv`` with only empty cells
 missing) wherever a file's fate depends on it: a UTF-8 byte-order mark is
@@ -15,17 +20,31 @@ dropped, blank lines are skipped, quoted newlines stay inside their cell,
 duplicated header names get pandas' ``.1`` suffixes, a file that is empty or
 not UTF-8, or has a row with more fields than the header, cannot be read (the
 original scores it 0). Such a file gets a recorded reason, never an exception.
-Files are streamed by DuckDB, so size is bounded by disk, not memory.
+
+``output_rows`` is a view over Parquet files in ``rows_dir`` (one per run, in a
+folder per task, ``task=<task>/<run_number>.parquet``, read as column ``task``):
+each CSV is streamed by Arrow's CSV reader in blocks and its graded columns
+written to its run's Parquet file, so memory stays bounded and the grading
+models read the rows as fast columnar scans. A CSV Arrow's reader
+refuses (a short row pandas pads, a bad byte, a row with too many fields) is
+read again by DuckDB's CSV reader, which pads short rows and words the reason.
 """
 
 from __future__ import annotations
 
 import csv
+import os
+import shutil
 from collections.abc import Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
+import numpy as np
+import pyarrow as pa
+import pyarrow.csv as pa_csv
+import pyarrow.parquet as pq
 
 from m4agent.registry import Task
 
@@ -34,21 +53,24 @@ SCHEMA = "agent_outputs"
 _DDL = f"""
 CREATE SCHEMA IF NOT EXISTS {SCHEMA};
 CREATE OR REPLACE TABLE {SCHEMA}.output_files (
-    run_id VARCHAR NOT NULL, task VARCHAR NOT NULL, output_path VARCHAR,
+    run_id VARCHAR NOT NULL, run_number INTEGER NOT NULL, task VARCHAR NOT NULL, output_path VARCHAR,
     file_exists BOOLEAN NOT NULL, read_error VARCHAR, agent_rows BIGINT, header VARCHAR[]
 );
-CREATE OR REPLACE TABLE {SCHEMA}.output_cells (
-    run_id VARCHAR NOT NULL, row_number BIGINT NOT NULL, column_name VARCHAR NOT NULL, value VARCHAR
-);
 CREATE OR REPLACE TABLE {SCHEMA}.task_settings (
-    task VARCHAR NOT NULL, reference_model VARCHAR NOT NULL,
+    task VARCHAR NOT NULL, reference_model VARCHAR NOT NULL, dataset VARCHAR NOT NULL,
     row_coverage_threshold DOUBLE NOT NULL, accuracy_threshold DOUBLE NOT NULL
 );
 CREATE OR REPLACE TABLE {SCHEMA}.task_columns (
     task VARCHAR NOT NULL, column_name VARCHAR NOT NULL, role VARCHAR NOT NULL,
-    position INTEGER NOT NULL, tolerance DOUBLE
+    position INTEGER NOT NULL, tolerance DOUBLE, slot INTEGER
 );
 """
+
+
+def _rows_schema(width: int) -> pa.Schema:
+    return pa.schema([pa.field("run_number", pa.int32(), nullable=False),
+                      pa.field("row_number", pa.int64(), nullable=False),
+                      *[pa.field(f"column_{slot}", pa.string()) for slot in range(1, width + 1)]])
 
 @dataclass(frozen=True)
 class Run:
@@ -106,41 +128,139 @@ def _wanted_columns(task: Task) -> list[str]:
     return list(dict.fromkeys([*task.key_columns, *task.scored_columns]))
 
 
-def _load_one(con: duckdb.DuckDBPyConnection, run: Run) -> tuple[bool, str | None, int | None, list[str] | None]:
+def slot_columns(task: Task) -> list[str]:
+    """The task's graded columns in slot order: key columns, then scored columns."""
+    return _wanted_columns(task)
+
+
+def _prepare(run: Run) -> tuple[list[str], list[str]]:
+    """The file's header (pandas' names) and the graded columns it has; raises UnreadableOutput."""
     path = run.output_path
-    if not path.is_file():
-        return False, f"output file not found: {path}", None, None
+    if path.stat().st_size == 0:
+        raise UnreadableOutput("no columns to parse from file (empty file)")
+    header = pandas_column_names(_header(path))
+    return header, [name for name in slot_columns(run.task) if name in header]
+
+
+def _first_line_is_header(path: Path) -> bool:
+    with path.open("rb") as handle:
+        first = handle.readline().removeprefix(b"\xef\xbb\xbf")
+    return first.strip(b"\r\n") != b""
+
+
+def _slot_batch(columns: dict[str, pa.Array], rows: int, first_row: int, run: Run, run_number: int,
+                width: int) -> pa.RecordBatch:
+    slots = [columns.get(name, pa.nulls(rows, pa.string())) for name in slot_columns(run.task)]
+    slots += [pa.nulls(rows, pa.string())] * (width - len(slots))
+    return pa.RecordBatch.from_arrays(
+        [pa.array(np.full(rows, run_number, dtype=np.int32)),
+         pa.array(np.arange(first_row, first_row + rows, dtype=np.int64)), *slots],
+        schema=_rows_schema(width),
+    )
+
+
+LOAD_THREADS = min(4, os.cpu_count() or 1)
+STREAM_ABOVE_BYTES = 256 << 20  # larger CSVs are streamed block by block (bounded memory)
+
+
+def _arrow_batches(run: Run, header: list[str], present: list[str], run_number: int, width: int):
+    """Read the CSV with Arrow (every cell text, only empty cells missing); raises pa.ArrowInvalid."""
+    options = {
+        "read_options": pa_csv.ReadOptions(column_names=header, skip_rows=1, block_size=1 << 24),
+        "parse_options": pa_csv.ParseOptions(newlines_in_values=True),
+        "convert_options": pa_csv.ConvertOptions(
+            column_types={name: pa.string() for name in header}, include_columns=present or header[:1],
+            strings_can_be_null=True, quoted_strings_can_be_null=True, null_values=[""],
+        ),
+    }
+    if run.output_path.stat().st_size > STREAM_ABOVE_BYTES:
+        batches = pa_csv.open_csv(run.output_path, **options)
+    else:  # whole file at once: Arrow parses its blocks on several threads
+        batches = pa_csv.read_csv(run.output_path, **options).to_batches()
+    first_row = 1
+    for batch in batches:
+        columns = {name: batch.column(name) for name in present}
+        yield _slot_batch(columns, batch.num_rows, first_row, run, run_number, width)
+        first_row += batch.num_rows
+
+
+def _duckdb_batch(con: duckdb.DuckDBPyConnection, run: Run, header: list[str], present: list[str],
+                  run_number: int, width: int) -> pa.RecordBatch:
+    """Read the CSV with DuckDB (pads short rows as pandas does); raises UnreadableOutput."""
+    kept_columns = ", ".join(f"NULLIF({_quote(name)}, '') AS {_quote(name)}" for name in present) or "1 AS _m4_row"
     try:
-        if path.stat().st_size == 0:
-            raise UnreadableOutput("no columns to parse from file (empty file)")
-        header = pandas_column_names(_header(path))
-        present = [name for name in _wanted_columns(run.task) if name in header]
-        # Only the graded columns are kept; DuckDB still tokenises (and checks) every field.
-        kept_columns = ", ".join(_quote(name) for name in present) or "1 AS _m4_row"
-        con.execute(
-            f"CREATE OR REPLACE TEMP TABLE _m4_loading AS SELECT {kept_columns} FROM read_csv(?, header = true, "
+        table = con.sql(
+            f"SELECT {kept_columns} FROM read_csv(?, header = true, "
             "all_varchar = true, delim = ',', quote = '\"', escape = '\"', null_padding = true, "
             "parallel = false, auto_detect = false, columns = $cols)".replace("$cols", _columns_struct(header)),
-            [str(path)],
-        )
-    except UnreadableOutput as exc:
-        return True, str(exc), None, None
+            params=[str(run.output_path)],
+        ).to_arrow_table()
     except duckdb.Error as exc:
         lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
         if any("Invalid unicode" in line for line in lines):
             where = next((line for line in lines if line.startswith("CSV Error on Line")), "")
-            return True, f"not UTF-8: invalid byte sequence ({where})", None, None
+            raise UnreadableOutput(f"not UTF-8: invalid byte sequence ({where})") from None
         kept = [line for line in lines[:4] if not line.startswith(("Possible fixes", "*", "Original Line"))]
-        return True, "CSV parse error: " + " ".join(kept or [type(exc).__name__]), None, None
-    (rows,) = con.execute("SELECT count(*) FROM _m4_loading").fetchone()
-    if present and rows:
-        columns = ", ".join(_quote(name) for name in present)
-        con.execute(
-            f"INSERT INTO {SCHEMA}.output_cells SELECT {_literal(run.run_id)}, _m4_row_number, column_name, "
-            f"NULLIF(value, '') FROM (SELECT rowid + 1 AS _m4_row_number, {columns} FROM _m4_loading) "
-            f"UNPIVOT INCLUDE NULLS (value FOR column_name IN ({columns}))"
-        )
-    return True, None, int(rows), header
+        raise UnreadableOutput("CSV parse error: " + " ".join(kept or [type(exc).__name__])) from None
+    columns = {name: table.column(name).combine_chunks() for name in present}
+    return _slot_batch(columns, table.num_rows, 1, run, run_number, width)
+
+
+def _write_run(path: Path, batches: Iterable[pa.RecordBatch], width: int) -> int:
+    """Write a run's batches to its Parquet file; the row count. Nothing is left behind on error."""
+    rows = 0
+    try:
+        with pq.ParquetWriter(path, _rows_schema(width), compression="none", use_dictionary=False,
+                              write_statistics=["run_number"]) as writer:
+            for batch in batches:
+                writer.write_batch(batch)
+                rows += batch.num_rows
+    except BaseException:
+        path.unlink(missing_ok=True)
+        raise
+    return rows
+
+
+_NEEDS_DUCKDB = "needs DuckDB"
+
+
+def _run_file(rows_dir: Path, run: Run, run_number: int) -> Path:
+    """``rows_dir/task=<task>/<run_number>.parquet``: a filter on the task reads only its runs' files."""
+    folder = rows_dir / f"task={run.task.name}"
+    folder.mkdir(exist_ok=True)
+    return folder / f"{run_number}.parquet"
+
+
+def _load_with_arrow(rows_dir: Path, run: Run, run_number: int,
+                     width: int) -> tuple[bool, str | None, int | None, list[str] | None]:
+    """Write one CSV's rows to ``rows_dir/<run_number>.parquet``; (exists, why unreadable, rows, header).
+
+    The reason is ``_NEEDS_DUCKDB`` when Arrow refuses the file (see _load_with_duckdb)."""
+    if not run.output_path.is_file():
+        return False, f"output file not found: {run.output_path}", None, None
+    try:
+        header, present = _prepare(run)
+    except UnreadableOutput as exc:
+        return True, str(exc), None, None
+    if not _first_line_is_header(run.output_path):
+        return True, _NEEDS_DUCKDB, None, header
+    try:
+        rows = _write_run(_run_file(rows_dir, run, run_number),
+                          _arrow_batches(run, header, present, run_number, width), width)
+    except (pa.ArrowInvalid, UnicodeDecodeError):
+        return True, _NEEDS_DUCKDB, None, header
+    return True, None, rows, header
+
+
+def _load_with_duckdb(con: duckdb.DuckDBPyConnection, rows_dir: Path, run: Run, run_number: int,
+                      width: int) -> tuple[bool, str | None, int | None, list[str] | None]:
+    """DuckDB's reader for the files Arrow refuses: it pads short rows as pandas does, and words the reason."""
+    try:
+        header, present = _prepare(run)
+        batch = _duckdb_batch(con, run, header, present, run_number, width)
+    except UnreadableOutput as exc:
+        return True, str(exc), None, None
+    return True, None, _write_run(_run_file(rows_dir, run, run_number), [batch], width), header
 
 
 def _columns_struct(header: Sequence[str]) -> str:
@@ -160,27 +280,53 @@ def write_tasks(con: duckdb.DuckDBPyConnection, tasks: Iterable[Task]) -> None:
     """Write each task's thresholds, columns and tolerances into the task tables."""
     settings, columns = [], []
     for task in {t.name: t for t in tasks}.values():
-        settings.append((task.name, task.reference_model, task.row_coverage_threshold,
+        settings.append((task.name, task.reference_model, task.dataset, task.row_coverage_threshold,
                          task.accuracy_threshold))
+        slots = {name: slot for slot, name in enumerate(slot_columns(task), start=1)}
         roles = [("key", task.key_columns), ("scored", task.scored_columns),
                  ("required", task.required_columns or (*task.key_columns, *task.value_columns))]
         for role, names in roles:
             for position, name in enumerate(names):
-                columns.append((task.name, name, role, position, task.tolerance.get(name)))
+                slot = slots[name] if role != "required" else None
+                columns.append((task.name, name, role, position, task.tolerance.get(name), slot))
     if settings:
         _insert_rows(con, "task_settings", settings)
     if columns:
         _insert_rows(con, "task_columns", columns)
 
 
-def load_runs(con: duckdb.DuckDBPyConnection, runs: Sequence[Run]) -> None:
-    """Replace the agent_outputs tables with this batch of runs (and their tasks)."""
+def load_runs(con: duckdb.DuckDBPyConnection, runs: Sequence[Run], rows_dir: Path) -> None:
+    """Replace the agent_outputs tables with this batch of runs (and their tasks).
+
+    The rows go to Parquet files in ``rows_dir`` (replaced as a whole), and
+    ``agent_outputs.output_rows`` becomes a view over them.
+    """
+    width = max((len(slot_columns(run.task)) for run in runs), default=1)
+    for kind, name in con.execute(
+        f"SELECT 'VIEW', view_name FROM duckdb_views() WHERE schema_name = '{SCHEMA}' AND NOT internal "
+        f"UNION ALL SELECT 'TABLE', table_name FROM duckdb_tables() WHERE schema_name = '{SCHEMA}'"
+    ).fetchall():
+        if name == "output_rows":
+            con.execute(f"DROP {kind} {SCHEMA}.output_rows")
     con.execute(_DDL)
     write_tasks(con, (run.task for run in runs))
-    con.execute("SET preserve_insertion_order = true")
+    partial = rows_dir.with_name(rows_dir.name + ".partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    partial.mkdir(parents=True)
+    (partial / "task=__none__").mkdir()
+    _write_run(partial / "task=__none__" / "0.parquet", [], width)  # the view needs one file, even for a batch without rows
+    # Arrow reads and Parquet writes release the GIL: two files at a time use both cores.
+    with ThreadPoolExecutor(max_workers=LOAD_THREADS) as pool:
+        loaded = list(pool.map(lambda numbered: _load_with_arrow(partial, numbered[1], numbered[0], width),
+                               enumerate(runs, start=1)))
     files = []
-    for run in runs:
-        exists, error, rows, header = _load_one(con, run)
-        files.append((run.run_id, run.task.name, str(run.output_path), exists, error, rows, header))
-    con.execute("DROP TABLE IF EXISTS _m4_loading")
+    for run_number, (run, outcome) in enumerate(zip(runs, loaded, strict=True), start=1):
+        if outcome[1] == _NEEDS_DUCKDB:
+            outcome = _load_with_duckdb(con, partial, run, run_number, width)
+        exists, error, rows, header = outcome
+        files.append((run.run_id, run_number, run.task.name, str(run.output_path), exists, error, rows, header))
+    shutil.rmtree(rows_dir, ignore_errors=True)
+    partial.rename(rows_dir)
     _insert_rows(con, "output_files", files)
+    pattern = _literal(str(rows_dir.resolve() / "*" / "*.parquet"))
+    con.execute(f"CREATE VIEW {SCHEMA}.output_rows AS SELECT * FROM read_parquet({pattern}, hive_partitioning = true)")

@@ -11,19 +11,35 @@
 {%- endmacro %}
 
 {#- The shape of a timestamp text: digit runs collapsed to 'd'. pandas infers one
-    format from a column's first value and parses every other value with it. -#}
+    format from a column's first value and parses every other value with it.
+    NULL for a text with neither '-' nor ':' (it cannot be a timestamp). The usual
+    shapes are recognised by a round trip through strftime (cheap, and exact: a
+    text equal to strftime's output has that shape); any other text goes through
+    the regular expression. -#}
 {% macro m4_signature(value) -%}
-    regexp_replace({{ value }}, '[0-9]+', 'd', 'g')
+    CASE
+        WHEN NOT (contains({{ value }}, '-') OR contains({{ value }}, ':')) THEN NULL
+        WHEN strftime(TRY_CAST({{ value }} AS TIMESTAMP), '%Y-%m-%d %H:%M:%S') = {{ value }} THEN 'd-d-d d:d:d'
+        WHEN strftime(TRY_CAST({{ value }} AS TIMESTAMP), '%Y-%m-%dT%H:%M:%S') = {{ value }} THEN 'd-d-dTd:d:d'
+        WHEN strftime(TRY_CAST({{ value }} AS DATE), '%Y-%m-%d') = {{ value }} THEN 'd-d-d'
+        ELSE regexp_replace({{ value }}, '[0-9]+', 'd', 'g')
+    END
 {%- endmacro %}
 
 {#- The timestamp shapes pandas parses with an inferred ISO format. -#}
 {% macro m4_is_timestamp_signature(signature) -%}
-    regexp_full_match({{ signature }}, 'd-d-d([ T]d:d(:d(\.d)?)?(Z|[+-]d(:d)?)?)?')
+    CASE
+        WHEN {{ signature }} IN ('d-d-d d:d:d', 'd-d-dTd:d:d', 'd-d-d') THEN TRUE
+        ELSE regexp_full_match({{ signature }}, 'd-d-d([ T]d:d(:d(\.d)?)?(Z|[+-]d(:d)?)?)?')
+    END
 {%- endmacro %}
 
 {#- Whether a timestamp text carries a time zone (pandas makes it tz-aware). -#}
 {% macro m4_has_time_zone(signature) -%}
-    regexp_matches({{ signature }}, 'd:d(:d)?(\.d)?(Z|[+-]d(:d)?)$')
+    CASE
+        WHEN {{ signature }} IN ('d-d-d d:d:d', 'd-d-dTd:d:d', 'd-d-d') THEN FALSE
+        ELSE regexp_matches({{ signature }}, 'd:d(:d)?(\.d)?(Z|[+-]d(:d)?)$')
+    END
 {%- endmacro %}
 
 {#- Parse a timestamp text (UTC for tz-aware values); NULL when it does not parse. -#}
@@ -32,6 +48,28 @@
         WHEN {{ m4_has_time_zone(signature) }}
             THEN timezone('UTC', TRY_CAST({{ value }} AS TIMESTAMPTZ))
         ELSE TRY_CAST({{ value }} AS TIMESTAMP)
+    END
+{%- endmacro %}
+
+{#- pandas' float parse of a cell's text (DuckDB's double cast accepts what pandas'
+    float parser accepts, except 'nan' and '_' digit separators); FALSE for NULL. -#}
+{% macro m4_is_float(value) -%}
+    COALESCE(NOT isnan(TRY_CAST({{ value }} AS DOUBLE)) AND NOT contains({{ value }}, '_'), FALSE)
+{%- endmacro %}
+
+{#- pandas' int parse of a cell's text: a float without '.', exponent or 'n'. -#}
+{% macro m4_is_int(value) -%}
+    COALESCE(NOT isnan(TRY_CAST({{ value }} AS DOUBLE)) AND NOT (
+        contains({{ value }}, '_') OR contains({{ value }}, '.') OR contains({{ value }}, 'e')
+        OR contains({{ value }}, 'E') OR contains({{ value }}, 'n') OR contains({{ value }}, 'N')
+    ), FALSE)
+{%- endmacro %}
+
+{#- A cell's timestamp, parsed with its own shape; NULL when it has none pandas parses. -#}
+{% macro m4_timestamp(value) -%}
+    CASE
+        WHEN {{ m4_is_timestamp_signature(m4_signature(value)) }}
+            THEN {{ m4_parse_timestamp(value, m4_signature(value)) }}
     END
 {%- endmacro %}
 
@@ -49,27 +87,24 @@
     END
 {%- endmacro %}
 
-{#- pd.to_numeric of a cell in a column of that dtype (NULL = NaN), from its features;
-    `cell` is a column prefix such as 'v.' or 'merged.truth_'. -#}
-{% macro m4_numeric(cell, dtype) -%}
+{#- pd.to_numeric of a cell's text in a column of that dtype (NULL = NaN). -#}
+{% macro m4_numeric(value, dtype) -%}
     CASE
-        WHEN {{ cell }}value IS NULL THEN NULL
-        WHEN {{ dtype }} IN ('int', 'float') THEN {{ cell }}as_double
-        WHEN {{ dtype }} IN ('bool', 'objbool') THEN CASE WHEN {{ cell }}is_true THEN 1.0 ELSE 0.0 END
-        WHEN {{ dtype }} = 'text' AND {{ cell }}is_float THEN {{ cell }}as_double
+        WHEN {{ value }} IS NULL THEN NULL
+        WHEN {{ dtype }} IN ('int', 'float') THEN TRY_CAST({{ value }} AS DOUBLE)
+        WHEN {{ dtype }} IN ('bool', 'objbool') THEN CASE WHEN lower({{ value }}) = 'true' THEN 1.0 ELSE 0.0 END
+        WHEN {{ dtype }} = 'text' AND {{ m4_is_float(value) }} THEN TRY_CAST({{ value }} AS DOUBLE)
     END
 {%- endmacro %}
 
-{#- series.astype("string") of a cell in a column of that dtype (NULL = <NA>), from its features.
-    safe: an integer too large to render gives NULL instead of an error (for candidate
-    comparisons computed before the column's mode is known). -#}
-{% macro m4_render(cell, dtype, safe=false) -%}
+{#- series.astype("string") of a cell's text in a column of that dtype (NULL = <NA>). -#}
+{% macro m4_render(value, dtype) -%}
     CASE
-        WHEN {{ cell }}value IS NULL THEN NULL
-        WHEN {{ dtype }} = 'int' THEN CAST({{ 'TRY_CAST' if safe else 'CAST' }}({{ cell }}as_double AS HUGEINT) AS VARCHAR)
-        WHEN {{ dtype }} = 'float' THEN CAST({{ cell }}as_double AS VARCHAR)
-        WHEN {{ dtype }} IN ('bool', 'objbool') THEN CASE WHEN {{ cell }}is_true THEN 'True' ELSE 'False' END
-        ELSE {{ cell }}value
+        WHEN {{ value }} IS NULL THEN NULL
+        WHEN {{ dtype }} = 'int' THEN CAST(TRY_CAST(TRY_CAST({{ value }} AS DOUBLE) AS HUGEINT) AS VARCHAR)
+        WHEN {{ dtype }} = 'float' THEN CAST(TRY_CAST({{ value }} AS DOUBLE) AS VARCHAR)
+        WHEN {{ dtype }} IN ('bool', 'objbool') THEN CASE WHEN lower({{ value }}) = 'true' THEN 'True' ELSE 'False' END
+        ELSE {{ value }}
     END
 {%- endmacro %}
 

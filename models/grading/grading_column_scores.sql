@@ -28,7 +28,7 @@ denominators AS (
         + COALESCE(run_keys.agent_rows - run_keys.agent_unique_keys, 0) AS total
     FROM runs
     LEFT JOIN {{ ref('int_grading__run_keys') }} AS run_keys
-        ON runs.run_id = run_keys.run_id
+        ON runs.run_number = run_keys.run_number
 ),
 
 scores AS (

@@ -32,7 +32,7 @@ keyed AS (
     LEFT JOIN mode_errors
         ON runs.run_id = mode_errors.run_id
     LEFT JOIN {{ ref('int_grading__run_keys') }} AS run_keys
-        ON runs.run_id = run_keys.run_id
+        ON runs.run_number = run_keys.run_number
 ),
 
 measured AS (

@@ -1,11 +1,16 @@
 {#-
   One row per run: its task settings, whether its file could be read, the
   required and key columns it lacks, and the first reason M4Bench's comparison
-  would raise before comparing values (unreadable file, missing key columns,
-  key columns whose normalised types cannot be merged, a reference lacking a
-  column). Such a run scores 0 on every column.
+  would raise before comparing values (unreadable file, a reference lacking a
+  column, missing key columns, key columns whose normalised types cannot be
+  merged). Such a run scores 0 on every column. Per slot, wide: how the run's
+  key columns normalise (key_kind_<slot>, key_dtype_<slot>; NULL beyond the
+  task's keys), each column's tolerance, whether the truth column is numeric, and
+  whether it can compare as timestamps (looks temporal and every value parses).
 -#}
 {{ config(enabled=var('m4_grading', false)) }}
+{%- set width = m4_grading_width() %}
+{%- set key_width = m4_grading_key_width() %}
 WITH files AS (
     SELECT * FROM {{ source('agent_outputs', 'output_files') }}
 ),
@@ -19,19 +24,90 @@ task_columns AS (
 ),
 
 truth_sizes AS (
-    SELECT reference_model, COUNT(*) AS truth_rows
-    FROM {{ ref('int_grading__truth_keys') }}
-    GROUP BY reference_model
+    SELECT
+        task,
+        COUNT(truth_row) AS truth_rows,
+        STRING_AGG(reference_gaps, '; ') AS reference_gaps
+    FROM {{ ref('int_grading__truth_rows') }}
+    GROUP BY task
 ),
 
-truth_columns AS (
-    SELECT reference_model, column_name, key_kind, has_time_zone
-    FROM {{ ref('int_grading__truth_profiles') }}
+truth_profiles AS (
+    SELECT * FROM {{ ref('int_grading__truth_profiles') }}
+),
+
+key_profiles AS (
+    SELECT
+        files.run_id,
+        files.run_number,
+        task_columns.column_name,
+        task_columns.position,
+        task_columns.slot,
+        agent.key_kind,
+        agent.dtype,
+        agent.has_time_zone,
+        truth.key_kind AS truth_key_kind,
+        truth.has_time_zone AS truth_has_time_zone
+    FROM files
+    INNER JOIN task_columns
+        ON files.task = task_columns.task
+        AND task_columns.role = 'key'
+    INNER JOIN {{ ref('int_grading__agent_key_profiles') }} AS agent
+        ON files.run_number = agent.run_number
+        AND task_columns.slot = agent.slot
+    INNER JOIN truth_profiles AS truth
+        ON files.task = truth.task
+        AND task_columns.slot = truth.slot
+),
+
+key_conflicts AS (
+    SELECT
+        run_number,
+        STRING_AGG(
+            column_name || ' (reference ' || truth_key_kind
+            || CASE WHEN truth_has_time_zone THEN ' with time zone' ELSE '' END
+            || ', output ' || key_kind
+            || CASE WHEN has_time_zone THEN ' with time zone' ELSE '' END || ')',
+            ', ' ORDER BY position
+        ) AS conflicts
+    FROM key_profiles
+    WHERE key_kind <> truth_key_kind
+        OR (key_kind = 'timestamp' AND has_time_zone <> truth_has_time_zone)
+    GROUP BY run_number
+),
+
+key_types AS (
+    SELECT
+        run_number
+        {%- for slot in range(1, key_width + 1) %},
+        ANY_VALUE(key_kind) FILTER (WHERE slot = {{ slot }}) AS key_kind_{{ slot }},
+        ANY_VALUE(dtype) FILTER (WHERE slot = {{ slot }}) AS key_dtype_{{ slot }},
+        ANY_VALUE(has_time_zone) FILTER (WHERE slot = {{ slot }}) AS key_time_zone_{{ slot }}
+        {%- endfor %}
+    FROM key_profiles
+    GROUP BY run_number
+),
+
+slot_settings AS (
+    SELECT
+        task_columns.task
+        {%- for slot in range(1, width + 1) %},
+        COALESCE(ANY_VALUE(task_columns.tolerance) FILTER (WHERE task_columns.slot = {{ slot }}), 0) AS tolerance_{{ slot }},
+        COALESCE(ANY_VALUE(truth_profiles.n_not_numeric = 0) FILTER (WHERE task_columns.slot = {{ slot }}), FALSE) AS truth_numeric_{{ slot }},
+        COALESCE(ANY_VALUE(truth_profiles.looks_temporal AND truth_profiles.all_timestamps)
+            FILTER (WHERE task_columns.slot = {{ slot }}), FALSE) AS truth_temporal_{{ slot }}
+        {%- endfor %}
+    FROM task_columns
+    LEFT JOIN truth_profiles
+        ON task_columns.task = truth_profiles.task
+        AND task_columns.slot = truth_profiles.slot
+    WHERE task_columns.role IN ('key', 'scored')
+    GROUP BY task_columns.task
 ),
 
 missing_columns AS (
     SELECT
-        files.run_id,
+        files.run_number,
         LIST(task_columns.column_name ORDER BY task_columns.position)
             FILTER (WHERE task_columns.role = 'key') AS missing_key_columns,
         LIST(task_columns.column_name ORDER BY task_columns.position)
@@ -42,53 +118,12 @@ missing_columns AS (
     WHERE files.read_error IS NULL
         AND files.file_exists
         AND NOT list_contains(files.header, task_columns.column_name)
-    GROUP BY files.run_id
-),
-
-reference_gaps AS (
-    SELECT
-        settings.task,
-        STRING_AGG(DISTINCT task_columns.column_name, ', ' ORDER BY task_columns.column_name) AS absent
-    FROM settings
-    INNER JOIN task_columns
-        ON settings.task = task_columns.task
-        AND task_columns.role IN ('key', 'scored')
-    LEFT JOIN truth_columns
-        ON settings.reference_model = truth_columns.reference_model
-        AND task_columns.column_name = truth_columns.column_name
-    WHERE truth_columns.column_name IS NULL
-    GROUP BY settings.task
-),
-
-key_conflicts AS (
-    SELECT
-        files.run_id,
-        STRING_AGG(
-            task_columns.column_name || ' (reference ' || truth_columns.key_kind
-            || CASE WHEN truth_columns.has_time_zone THEN ' with time zone' ELSE '' END
-            || ', output ' || agent.key_kind
-            || CASE WHEN agent.has_time_zone THEN ' with time zone' ELSE '' END || ')',
-            ', ' ORDER BY task_columns.position
-        ) AS conflicts
-    FROM files
-    INNER JOIN settings
-        ON files.task = settings.task
-    INNER JOIN task_columns
-        ON files.task = task_columns.task
-        AND task_columns.role = 'key'
-    INNER JOIN {{ ref('int_grading__agent_profiles') }} AS agent
-        ON files.run_id = agent.run_id
-        AND task_columns.column_name = agent.column_name
-    INNER JOIN truth_columns
-        ON settings.reference_model = truth_columns.reference_model
-        AND task_columns.column_name = truth_columns.column_name
-    WHERE agent.key_kind <> truth_columns.key_kind
-        OR (agent.key_kind = 'timestamp' AND agent.has_time_zone <> truth_columns.has_time_zone)
-    GROUP BY files.run_id
+    GROUP BY files.run_number
 )
 
 SELECT
     files.run_id,
+    files.run_number,
     files.task,
     files.output_path,
     settings.reference_model,
@@ -104,22 +139,34 @@ SELECT
     CASE
         WHEN NOT files.file_exists THEN files.read_error
         WHEN files.read_error IS NOT NULL THEN 'CSV read failed: ' || files.read_error
-        WHEN reference_gaps.absent IS NOT NULL
-            THEN 'Comparison failed: reference ' || settings.reference_model || ' lacks ' || reference_gaps.absent
+        WHEN truth_sizes.reference_gaps IS NOT NULL
+            THEN 'Comparison failed: reference ' || truth_sizes.reference_gaps
         WHEN len(missing_columns.missing_key_columns) > 0
             THEN 'Comparison failed: agent output missing key columns: '
                 || array_to_string(missing_columns.missing_key_columns, ', ')
         WHEN key_conflicts.conflicts IS NOT NULL
             THEN 'Comparison failed: key columns cannot be merged: ' || key_conflicts.conflicts
     END AS run_error
+    {%- for slot in range(1, key_width + 1) %},
+    key_types.key_kind_{{ slot }},
+    key_types.key_dtype_{{ slot }},
+    key_types.key_time_zone_{{ slot }}
+    {%- endfor %}
+    {%- for slot in range(1, width + 1) %},
+    slot_settings.tolerance_{{ slot }},
+    slot_settings.truth_numeric_{{ slot }},
+    slot_settings.truth_temporal_{{ slot }}
+    {%- endfor %}
 FROM files
 INNER JOIN settings
     ON files.task = settings.task
 LEFT JOIN truth_sizes
-    ON settings.reference_model = truth_sizes.reference_model
+    ON files.task = truth_sizes.task
 LEFT JOIN missing_columns
-    ON files.run_id = missing_columns.run_id
-LEFT JOIN reference_gaps
-    ON files.task = reference_gaps.task
+    ON files.run_number = missing_columns.run_number
 LEFT JOIN key_conflicts
-    ON files.run_id = key_conflicts.run_id
+    ON files.run_number = key_conflicts.run_number
+LEFT JOIN key_types
+    ON files.run_number = key_types.run_number
+LEFT JOIN slot_settings
+    ON files.task = slot_settings.task

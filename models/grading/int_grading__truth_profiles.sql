@@ -1,3 +1,58 @@
--- One row per (reference_model, column): pandas dtype, key kind, timestamp parse, looks-temporal.
+{#-
+  One row per (task, slot) of the batch's references: how pandas reads the
+  ground-truth column (dtype, key kind, whether every present value parses as a
+  timestamp in the format of the first, its time zone), M4Bench's "looks
+  temporal" test on its first 50 present values, and whether every present value
+  is numeric (then only a non-numeric agent value can make the column text).
+-#}
 {{ config(enabled=var('m4_grading', false)) }}
-{{ m4_column_profiles(ref('int_grading__truth_values'), 'reference_model', 'truth_row', with_temporal=true) }}
+{%- set width = m4_grading_width() %}
+WITH shapes AS (
+    SELECT *, {{ m4_cell_signatures(width) }}
+    FROM {{ ref('int_grading__truth_rows') }}
+    WHERE truth_row IS NOT NULL
+),
+
+cells AS (
+    SELECT *, {{ m4_cell_timestamps(width) }}
+    FROM shapes
+),
+
+aggregates AS (
+    SELECT
+        task,
+        COUNT(*) AS n_rows,
+        {{ m4_profile_aggregates(width, 'truth_row') }}
+        {%- for slot in range(1, width + 1) %},
+        -- the first 50 present values, joined by line breaks (the pattern cannot match across them)
+        COALESCE(regexp_matches(
+            array_to_string(ARG_MIN(column_{{ slot }}, truth_row, 50) FILTER (WHERE column_{{ slot }} IS NOT NULL), chr(10)),
+            '\d{4}-\d{2}-\d{2}|T\d{2}:|\d{1,2}:\d{2}'
+        ), FALSE) AS temporal_text_{{ slot }}
+        {%- endfor %}
+    FROM cells
+    GROUP BY task
+),
+
+profiles AS (
+    {{ m4_profile_rows('aggregates', 'task', 'n_rows', width) }}
+),
+
+temporal AS (
+    {%- for slot in range(1, width + 1) %}
+    SELECT task, {{ slot }} AS slot, temporal_text_{{ slot }} AS temporal_text FROM aggregates
+    {%- if not loop.last %}
+    UNION ALL
+    {%- endif %}
+    {%- endfor %}
+)
+
+SELECT
+    profiles.*,
+    -- rendered ints, floats and booleans never look temporal: only text columns can
+    profiles.dtype = 'text' AND temporal.temporal_text AS looks_temporal,
+    CASE WHEN profiles.dtype = 'text' THEN profiles.n_present - profiles.n_float ELSE 0 END AS n_not_numeric
+FROM profiles
+INNER JOIN temporal
+    ON profiles.task = temporal.task
+    AND profiles.slot = temporal.slot

@@ -1,3 +1,51 @@
--- One row per reference cell (reference_model, truth_row, column) with the features of its text.
+{#-
+  One row per (task, truth row): the row's normalised key (typed parts, see
+  m4_key_number / m4_key_timestamp / m4_key_text) and, per slot, what the
+  comparison reads of the truth cell: whether it is present, its number
+  (pd.to_numeric under the column's dtype), its text (astype("string") under that
+  dtype) and, for columns that may compare as timestamps, its timestamp.
+-#}
 {{ config(enabled=var('m4_grading', false)) }}
-{{ m4_cell_features(ref('int_grading__truth_cells'), 'reference_model', 'truth_row') }}
+{%- set width = m4_grading_width() %}
+{%- set key_width = m4_grading_key_width() %}
+WITH key_counts AS (
+    SELECT task, COUNT(*) AS n_keys
+    FROM {{ source('agent_outputs', 'task_columns') }}
+    WHERE role = 'key'
+    GROUP BY task
+),
+
+columns_by_task AS (
+    -- key_kind_<slot> is NULL for slots that are not key columns of the task
+    SELECT
+        profiles.task
+        {%- for slot in range(1, width + 1) %},
+        ANY_VALUE(profiles.dtype) FILTER (WHERE profiles.slot = {{ slot }}) AS dtype_{{ slot }},
+        ANY_VALUE(profiles.key_kind) FILTER (WHERE profiles.slot = {{ slot }} AND profiles.slot <= key_counts.n_keys) AS key_kind_{{ slot }},
+        ANY_VALUE(profiles.has_time_zone) FILTER (WHERE profiles.slot = {{ slot }}) AS key_time_zone_{{ slot }},
+        COALESCE(ANY_VALUE(profiles.looks_temporal AND profiles.all_timestamps) FILTER (WHERE profiles.slot = {{ slot }}), FALSE) AS temporal_{{ slot }}
+        {%- endfor %}
+    FROM {{ ref('int_grading__truth_profiles') }} AS profiles
+    INNER JOIN key_counts
+        ON profiles.task = key_counts.task
+    GROUP BY profiles.task
+)
+
+SELECT
+    truth.task,
+    truth.truth_row
+    {%- for slot in range(1, key_width + 1) %},
+    {{ m4_key_number('truth.column_' ~ slot, 'columns_by_task.key_kind_' ~ slot, 'columns_by_task.dtype_' ~ slot) }} AS key_number_{{ slot }},
+    {{ m4_key_timestamp('truth.column_' ~ slot, 'columns_by_task.key_kind_' ~ slot, 'columns_by_task.key_time_zone_' ~ slot) }} AS key_timestamp_{{ slot }},
+    {{ m4_key_text('truth.column_' ~ slot, 'columns_by_task.key_kind_' ~ slot, 'columns_by_task.dtype_' ~ slot) }} AS key_text_{{ slot }}
+    {%- endfor %}
+    {%- for slot in range(1, width + 1) %},
+    truth.column_{{ slot }} IS NOT NULL AS present_{{ slot }},
+    {{ m4_numeric('truth.column_' ~ slot, 'columns_by_task.dtype_' ~ slot) }} AS number_{{ slot }},
+    {{ m4_render('truth.column_' ~ slot, 'columns_by_task.dtype_' ~ slot) }} AS render_{{ slot }},
+    CASE WHEN columns_by_task.temporal_{{ slot }} THEN {{ m4_timestamp('truth.column_' ~ slot) }} END AS timestamp_{{ slot }}
+    {%- endfor %}
+FROM {{ ref('int_grading__truth_rows') }} AS truth
+INNER JOIN columns_by_task
+    ON truth.task = columns_by_task.task
+WHERE truth.truth_row IS NOT NULL

@@ -1,0 +1,179 @@
+{#-
+  Agent outputs and references are graded wide: a row holds a task's graded
+  columns in slots column_1 .. column_W (key columns first, then scored columns;
+  agent_outputs.task_columns.slot names them). These macros build the per-slot
+  SQL; W is read from the source table at run time.
+-#}
+
+{#- The number of slots in agent_outputs.output_rows (1 while dbt parses). -#}
+{% macro m4_grading_width() %}
+    {%- if not execute -%}
+        {{ return(1) }}
+    {%- endif -%}
+    {%- set ns = namespace(width=0) -%}
+    {%- for column in adapter.get_columns_in_relation(source('agent_outputs', 'output_rows')) -%}
+        {%- if column.name.startswith('column_') -%}{%- set ns.width = ns.width + 1 -%}{%- endif -%}
+    {%- endfor -%}
+    {{ return(ns.width) }}
+{% endmacro %}
+
+{#- The largest number of key columns of a task in the batch (1 while dbt parses). -#}
+{% macro m4_grading_key_width() %}
+    {%- if not execute -%}
+        {{ return(1) }}
+    {%- endif -%}
+    {%- set result = run_query(
+        "SELECT COALESCE(MAX(slot), 1) FROM " ~ source('agent_outputs', 'task_columns') ~ " WHERE role = 'key'"
+    ) -%}
+    {{ return(result.columns[0].values()[0] | int) }}
+{% endmacro %}
+
+{#- Projections giving each text cell column_<slot> its timestamp shape
+    (signature_<slot>) and, in a following step (m4_cell_timestamps), its timestamp
+    (timestamp_<slot>): two steps, so the shape is computed once per cell. -#}
+{% macro m4_cell_signatures(width) %}
+    {%- for slot in range(1, width + 1) %}
+        {{ m4_signature('column_' ~ slot) }} AS signature_{{ slot }}{% if not loop.last %},{% endif %}
+    {%- endfor %}
+{% endmacro %}
+
+{% macro m4_cell_timestamps(width) %}
+    {%- for slot in range(1, width + 1) %}
+        CASE
+            WHEN {{ m4_is_timestamp_signature('signature_' ~ slot) }}
+                THEN {{ m4_parse_timestamp('column_' ~ slot, 'signature_' ~ slot) }}
+        END AS timestamp_{{ slot }}{% if not loop.last %},{% endif %}
+    {%- endfor %}
+{% endmacro %}
+
+{#- Per-slot aggregates describing columns of text cells (column_<slot>, with
+    signature_<slot> and timestamp_<slot>; rows ordered by row_column): the counts
+    pandas infers a dtype from, the first present value (its shape is the format
+    pandas parses the column with), and the shapes and timestamp parses of the
+    present values. -#}
+{% macro m4_profile_aggregates(width, row_column) %}
+    {%- for slot in range(1, width + 1) %}
+        {%- set v = 'column_' ~ slot %}
+        COUNT({{ v }}) AS n_present_{{ slot }},
+        count_if({{ m4_is_float(v) }}) AS n_float_{{ slot }},
+        count_if({{ m4_is_int(v) }}) AS n_int_{{ slot }},
+        count_if(COALESCE({{ m4_is_bool(v) }}, FALSE)) AS n_bool_{{ slot }},
+        ARG_MIN({{ v }}, {{ row_column }}) FILTER (WHERE {{ v }} IS NOT NULL) AS first_value_{{ slot }},
+        MIN(signature_{{ slot }}) AS min_signature_{{ slot }},
+        MAX(signature_{{ slot }}) AS max_signature_{{ slot }},
+        COUNT(timestamp_{{ slot }}) AS n_timestamp_{{ slot }}
+        {%- if not loop.last %},{% endif %}
+    {%- endfor %}
+{% endmacro %}
+
+{#- The wide aggregates of m4_profile_aggregates as one row per (owner, slot),
+    with the pandas dtype, the key kind a key column normalises to (numeric where
+    every value parses, else timestamp, else text), whether every present value
+    parses as a timestamp in the format of the first one, and its time zone. -#}
+{% macro m4_profile_rows(aggregates, owner, n_rows, width) %}
+WITH long AS (
+    {%- for slot in range(1, width + 1) %}
+    SELECT
+        {{ owner }},
+        {{ slot }} AS slot,
+        {{ n_rows }} AS n_rows,
+        n_present_{{ slot }} AS n_present,
+        n_float_{{ slot }} AS n_float,
+        n_int_{{ slot }} AS n_int,
+        n_bool_{{ slot }} AS n_bool,
+        first_value_{{ slot }} AS first_value,
+        {{ m4_signature('first_value_' ~ slot) }} AS first_signature,
+        min_signature_{{ slot }} AS min_signature,
+        max_signature_{{ slot }} AS max_signature,
+        n_timestamp_{{ slot }} AS n_timestamp
+    FROM {{ aggregates }}
+    {%- if not loop.last %}
+    UNION ALL
+    {%- endif %}
+    {%- endfor %}
+),
+
+typed AS (
+    SELECT
+        *,
+        {{ m4_column_dtype('n_rows', 'n_present', 'n_int', 'n_float', 'n_bool') }} AS dtype,
+        n_present = 0 OR COALESCE(
+            min_signature = first_signature AND max_signature = first_signature AND n_timestamp = n_present,
+            FALSE
+        ) AS all_timestamps
+    FROM long
+)
+
+SELECT
+    *,
+    CASE
+        WHEN n_float = n_rows OR dtype = 'bool' THEN 'numeric'
+        WHEN all_timestamps AND n_present = n_rows THEN 'timestamp'
+        ELSE 'text'
+    END AS key_kind,
+    COALESCE({{ m4_has_time_zone('first_signature') }}, FALSE) AS has_time_zone
+FROM typed
+{% endmacro %}
+
+{#- A key cell (text `value`, its column's key kind and dtype) as typed parts
+    that compare the way pandas merges normalised keys: the number, the
+    timestamp, or pandas' string ('<NA>' for a missing text key). -#}
+{% macro m4_key_number(value, kind, dtype) -%}
+    CASE WHEN {{ kind }} = 'numeric' THEN
+        CASE WHEN {{ dtype }} IN ('bool', 'objbool') THEN CASE WHEN lower({{ value }}) = 'true' THEN 1.0 ELSE 0.0 END
+        ELSE TRY_CAST({{ value }} AS DOUBLE) END
+    END
+{%- endmacro %}
+
+{#- (A timestamp key column's values all have the shape of its first value, so its
+    time zone, has_time_zone, is the column's.) -#}
+{% macro m4_key_timestamp(value, kind, has_time_zone) -%}
+    CASE WHEN {{ kind }} = 'timestamp' THEN
+        CASE
+            WHEN {{ has_time_zone }} THEN timezone('UTC', TRY_CAST({{ value }} AS TIMESTAMPTZ))
+            ELSE TRY_CAST({{ value }} AS TIMESTAMP)
+        END
+    END
+{%- endmacro %}
+
+{% macro m4_key_text(value, kind, dtype) -%}
+    CASE WHEN {{ kind }} = 'text' THEN COALESCE(
+        CASE
+            WHEN {{ value }} IS NULL THEN NULL
+            WHEN {{ dtype }} IN ('bool', 'objbool') THEN CASE WHEN lower({{ value }}) = 'true' THEN 'True' ELSE 'False' END
+            WHEN {{ dtype }} = 'float' THEN CAST(TRY_CAST({{ value }} AS DOUBLE) AS VARCHAR)
+            WHEN {{ dtype }} = 'int' THEN CAST(TRY_CAST(TRY_CAST({{ value }} AS DOUBLE) AS HUGEINT) AS VARCHAR)
+            ELSE {{ value }}
+        END,
+        '<NA>'
+    ) END
+{%- endmacro %}
+
+{#- The batch's scored columns by task, for models that compile one query per
+    task (only its slots, its tolerances as constants): a list of
+    {task, columns: [{slot, column_name, tolerance, temporal}]}, where temporal
+    means the truth column can compare as timestamps (looks temporal, every
+    value parses). Empty while dbt parses. -#}
+{% macro m4_grading_plan() %}
+    {%- if not execute -%}
+        {{ return([]) }}
+    {%- endif -%}
+    {%- set result = run_query(
+        "SELECT c.task, c.slot, c.column_name, COALESCE(c.tolerance, 0) AS tolerance, "
+        ~ "COALESCE(p.looks_temporal AND p.all_timestamps, FALSE) AS temporal "
+        ~ "FROM " ~ source('agent_outputs', 'task_columns') ~ " AS c "
+        ~ "LEFT JOIN " ~ ref('int_grading__truth_profiles') ~ " AS p ON c.task = p.task AND c.slot = p.slot "
+        ~ "WHERE c.role = 'scored' ORDER BY c.task, c.slot"
+    ) -%}
+    {%- set plan = [] -%}
+    {%- set by_task = {} -%}
+    {%- for row in result.rows -%}
+        {%- if row['task'] not in by_task -%}
+            {%- do by_task.update({row['task']: []}) -%}
+            {%- do plan.append({'task': row['task'], 'columns': by_task[row['task']]}) -%}
+        {%- endif -%}
+        {%- do by_task[row['task']].append({'slot': row['slot'] | int, 'column_name': row['column_name'],
+                                            'tolerance': row['tolerance'] | float, 'temporal': row['temporal']}) -%}
+    {%- endfor -%}
+    {{ return(plan) }}
+{% endmacro %}

@@ -1,0 +1,155 @@
+{#-
+  One row per (comparable run, scored slot): one pass over the merged rows
+  (int_grading__merged_rows), compiled per task (only its slots, its tolerances
+  as constants), counting
+  - over every agent row, what pandas infers the agent column's dtype from;
+  - over the merged rows, what the numeric and timestamp comparisons need: cells
+    present on both sides, agent cells that are not numbers, cells missing on
+    both sides, numeric matches (|truth - agent| <= tolerance; under a boolean
+    agent dtype True/False count as 1/0) and, for truth columns that can compare
+    as timestamps, the agent's first value (its format), the shapes and parses of
+    the agent cells, and timestamp matches (|difference| <= tolerance seconds).
+  Text comparisons are counted afterwards, only where they decide
+  (int_grading__text_matches).
+-#}
+{{ config(enabled=var('m4_grading', false)) }}
+-- depends_on: {{ ref('int_grading__truth_profiles') }}, {{ ref('int_grading__merged_rows') }}, {{ ref('int_grading__runs') }}
+{%- set plan = m4_grading_plan() %}
+{%- if plan %}
+WITH
+{%- for task in plan %}
+{%- set task_index = loop.index %}
+cells_{{ task_index }} AS (
+    SELECT
+        run_number,
+        truth_row,
+        merged
+        {%- for column in task['columns'] %}
+        {%- set slot = column['slot'] %}
+        {%- set agent = 'agent_' ~ slot %},
+        {{ agent }},
+        truth_present_{{ slot }},
+        truth_number_{{ slot }},
+        {{ m4_is_float(agent) }} AS is_float_{{ slot }},
+        {{ m4_is_int(agent) }} AS is_int_{{ slot }},
+        COALESCE({{ m4_is_bool(agent) }}, FALSE) AS is_bool_{{ slot }},
+        TRY_CAST({{ agent }} AS DOUBLE) AS as_double_{{ slot }}
+        {%- if column['temporal'] %},
+        truth_timestamp_{{ slot }},
+        {{ m4_signature(agent) }} AS signature_{{ slot }}
+        {%- endif %}
+        {%- endfor %}
+    FROM {{ ref('int_grading__merged_rows') }}
+    WHERE task = '{{ task['task'] }}'
+),
+
+timed_{{ task_index }} AS (
+    SELECT
+        *
+        {%- for column in task['columns'] if column['temporal'] %},
+        CASE
+            WHEN {{ m4_is_timestamp_signature('signature_' ~ column['slot']) }}
+                THEN {{ m4_parse_timestamp('agent_' ~ column['slot'], 'signature_' ~ column['slot']) }}
+        END AS timestamp_{{ column['slot'] }}
+        {%- endfor %}
+    FROM cells_{{ task_index }}
+),
+
+counts_{{ task_index }} AS (
+    SELECT
+        run_number
+        {%- for column in task['columns'] %}
+        {%- set slot = column['slot'] %}
+        {%- set agent = 'agent_' ~ slot %}
+        {%- set tolerance = 'CAST(' ~ column['tolerance'] ~ ' AS DOUBLE)' %}
+        {%- set both = 'merged AND truth_present_' ~ slot ~ ' AND ' ~ agent ~ ' IS NOT NULL' %},
+        COUNT({{ agent }}) AS n_present_{{ slot }},
+        count_if(is_float_{{ slot }}) AS n_float_{{ slot }},
+        count_if(is_int_{{ slot }}) AS n_int_{{ slot }},
+        count_if(is_bool_{{ slot }}) AS n_bool_{{ slot }},
+        count_if({{ both }}) AS both_present_{{ slot }},
+        count_if({{ both }} AND NOT is_float_{{ slot }}) AS agent_not_float_{{ slot }},
+        count_if(merged AND NOT truth_present_{{ slot }} AND {{ agent }} IS NULL) AS missing_on_both_{{ slot }},
+        count_if(
+            merged AND is_float_{{ slot }} AND abs(truth_number_{{ slot }} - as_double_{{ slot }}) <= {{ tolerance }}
+        ) AS numeric_matches_{{ slot }},
+        count_if(
+            merged AND is_bool_{{ slot }}
+            AND abs(truth_number_{{ slot }} - CASE WHEN lower({{ agent }}) = 'true' THEN 1.0 ELSE 0.0 END) <= {{ tolerance }}
+        ) AS bool_numeric_matches_{{ slot }},
+        {%- if column['temporal'] %}
+        ARG_MIN({{ agent }}, truth_row) FILTER (WHERE merged AND {{ agent }} IS NOT NULL) AS first_value_{{ slot }},
+        MIN(signature_{{ slot }}) FILTER (WHERE {{ both }}) AS min_signature_{{ slot }},
+        MAX(signature_{{ slot }}) FILTER (WHERE {{ both }}) AS max_signature_{{ slot }},
+        count_if({{ both }} AND timestamp_{{ slot }} IS NOT NULL) AS both_timestamps_{{ slot }},
+        count_if(
+            merged AND abs(CAST(epoch_us(truth_timestamp_{{ slot }}) AS HUGEINT) - epoch_us(timestamp_{{ slot }}))
+                <= {{ tolerance }} * 1000000
+        ) AS timestamp_matches_{{ slot }}
+        {%- else %}
+        CAST(NULL AS VARCHAR) AS first_value_{{ slot }},
+        CAST(NULL AS VARCHAR) AS min_signature_{{ slot }},
+        CAST(NULL AS VARCHAR) AS max_signature_{{ slot }},
+        0 AS both_timestamps_{{ slot }},
+        0 AS timestamp_matches_{{ slot }}
+        {%- endif %}
+        {%- endfor %}
+    FROM timed_{{ task_index }}
+    GROUP BY run_number
+),
+{%- endfor %}
+
+by_slot AS (
+    {%- for task in plan %}
+    {%- set task_index = loop.index %}
+    {%- for column in task['columns'] %}
+    {%- set slot = column['slot'] %}
+    SELECT
+        run_number,
+        {{ slot }} AS slot,
+        n_present_{{ slot }} AS n_present,
+        n_float_{{ slot }} AS n_float,
+        n_int_{{ slot }} AS n_int,
+        n_bool_{{ slot }} AS n_bool,
+        both_present_{{ slot }} AS both_present,
+        agent_not_float_{{ slot }} AS agent_not_float,
+        missing_on_both_{{ slot }} AS missing_on_both,
+        numeric_matches_{{ slot }} AS numeric_matches,
+        bool_numeric_matches_{{ slot }} AS bool_numeric_matches,
+        {{ m4_signature('first_value_' ~ slot) }} AS first_signature,
+        min_signature_{{ slot }} AS min_signature,
+        max_signature_{{ slot }} AS max_signature,
+        both_timestamps_{{ slot }} AS both_timestamps,
+        timestamp_matches_{{ slot }} AS timestamp_matches
+    FROM counts_{{ task_index }}
+    {%- if not loop.last %}
+    UNION ALL
+    {%- endif %}
+    {%- endfor %}
+    {%- if not loop.last %}
+    UNION ALL
+    {%- endif %}
+    {%- endfor %}
+)
+
+SELECT * FROM by_slot
+{%- else %}
+SELECT
+    CAST(NULL AS INTEGER) AS run_number,
+    CAST(NULL AS INTEGER) AS slot,
+    CAST(NULL AS BIGINT) AS n_present,
+    CAST(NULL AS BIGINT) AS n_float,
+    CAST(NULL AS BIGINT) AS n_int,
+    CAST(NULL AS BIGINT) AS n_bool,
+    CAST(NULL AS BIGINT) AS both_present,
+    CAST(NULL AS BIGINT) AS agent_not_float,
+    CAST(NULL AS BIGINT) AS missing_on_both,
+    CAST(NULL AS BIGINT) AS numeric_matches,
+    CAST(NULL AS BIGINT) AS bool_numeric_matches,
+    CAST(NULL AS VARCHAR) AS first_signature,
+    CAST(NULL AS VARCHAR) AS min_signature,
+    CAST(NULL AS VARCHAR) AS max_signature,
+    CAST(NULL AS BIGINT) AS both_timestamps,
+    CAST(NULL AS BIGINT) AS timestamp_matches
+WHERE FALSE
+{%- endif %}

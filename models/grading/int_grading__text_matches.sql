@@ -1,0 +1,60 @@
+{#-
+  One row per (run, scored slot) compared as text: merged rows whose truth text
+  equals the agent's pandas string under the agent column's dtype (astype
+  ("string"): ints without a decimal point, floats as Python writes them,
+  True/False for booleans; so a literal None matches None). A second pass over
+  the merged rows, compiled per task and restricted to the runs with a
+  text-compared column, so the truth's text is read only where it decides.
+-#}
+{{ config(enabled=var('m4_grading', false)) }}
+-- depends_on: {{ ref('int_grading__truth_profiles') }}, {{ ref('int_grading__merged_rows') }}, {{ ref('int_grading__runs') }}
+{%- set plan = m4_grading_plan() %}
+WITH text_columns AS (
+    SELECT run_number, slot, agent_dtype
+    FROM {{ ref('int_grading__column_modes') }}
+    WHERE mode = 'text'
+)
+{%- for task in plan %}
+{%- set task_index = loop.index %},
+
+text_runs_{{ task_index }} AS (
+    SELECT
+        run_number
+        {%- for column in task['columns'] %},
+        ANY_VALUE(agent_dtype) FILTER (WHERE slot = {{ column['slot'] }}) AS dtype_{{ column['slot'] }}
+        {%- endfor %}
+    FROM text_columns
+    WHERE run_number IN (
+        SELECT run_number FROM {{ ref('int_grading__runs') }} WHERE task = '{{ task['task'] }}'
+    )
+    GROUP BY run_number
+),
+
+matches_{{ task_index }} AS (
+    SELECT
+        merged.run_number
+        {%- for column in task['columns'] %}
+        {%- set slot = column['slot'] %},
+        count_if(
+            merged.merged AND text_runs.dtype_{{ slot }} IS NOT NULL
+            AND merged.truth_render_{{ slot }} = {{ m4_render('merged.agent_' ~ slot, 'text_runs.dtype_' ~ slot) }}
+        ) AS text_matches_{{ slot }}
+        {%- endfor %}
+    FROM {{ ref('int_grading__merged_rows') }} AS merged
+    INNER JOIN text_runs_{{ task_index }} AS text_runs
+        ON merged.run_number = text_runs.run_number
+    WHERE merged.task = '{{ task['task'] }}'
+    GROUP BY merged.run_number
+)
+{%- endfor %}
+
+{%- for task in plan %}
+{%- set task_index = loop.index %}
+{%- for column in task['columns'] %}
+SELECT run_number, {{ column['slot'] }} AS slot, text_matches_{{ column['slot'] }} AS text_matches
+FROM matches_{{ task_index }}
+UNION ALL
+{%- endfor %}
+{%- endfor %}
+SELECT CAST(NULL AS INTEGER) AS run_number, CAST(NULL AS INTEGER) AS slot, CAST(NULL AS BIGINT) AS text_matches
+WHERE FALSE
