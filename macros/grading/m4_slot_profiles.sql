@@ -177,3 +177,22 @@ FROM typed
     {%- endfor -%}
     {{ return(plan) }}
 {% endmacro %}
+
+{#- The runs of each task with a column compared as text (after int_grading__column_modes
+    is built): {task: 'run_number, run_number, ...'}. Empty while dbt parses. -#}
+{% macro m4_grading_text_runs() %}
+    {%- if not execute -%}
+        {{ return({}) }}
+    {%- endif -%}
+    {%- set result = run_query(
+        "SELECT runs.task, STRING_AGG(DISTINCT CAST(modes.run_number AS VARCHAR), ', ') AS run_numbers "
+        ~ "FROM " ~ ref('int_grading__column_modes') ~ " AS modes "
+        ~ "INNER JOIN " ~ ref('int_grading__runs') ~ " AS runs ON modes.run_number = runs.run_number "
+        ~ "WHERE modes.mode = 'text' GROUP BY runs.task"
+    ) -%}
+    {%- set by_task = {} -%}
+    {%- for row in result.rows -%}
+        {%- do by_task.update({row['task']: row['run_numbers']}) -%}
+    {%- endfor -%}
+    {{ return(by_task) }}
+{% endmacro %}

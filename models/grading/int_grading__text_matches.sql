@@ -4,11 +4,14 @@
   ("string"): ints without a decimal point, floats as Python writes them,
   True/False for booleans; so a literal None matches None). A second pass over
   the merged rows, compiled per task and restricted to the runs with a
-  text-compared column, so the truth's text is read only where it decides.
+  text-compared column (listed as constants, so only their rows are read), so
+  the truth's text is read only where it decides.
 -#}
 {{ config(enabled=var('m4_grading', false)) }}
--- depends_on: {{ ref('int_grading__truth_profiles') }}, {{ ref('int_grading__merged_rows') }}, {{ ref('int_grading__runs') }}
-{%- set plan = m4_grading_plan() %}
+-- depends_on: {{ ref('int_grading__truth_profiles') }}, {{ ref('int_grading__merged_rows') }}, {{ ref('int_grading__runs') }}, {{ ref('int_grading__column_modes') }}
+{%- set text_runs = m4_grading_text_runs() %}
+{%- set plan = [] %}
+{%- for task in m4_grading_plan() if task['task'] in text_runs %}{% do plan.append(task) %}{% endfor %}
 WITH text_columns AS (
     SELECT run_number, slot, agent_dtype
     FROM {{ ref('int_grading__column_modes') }}
@@ -24,9 +27,7 @@ text_runs_{{ task_index }} AS (
         ANY_VALUE(agent_dtype) FILTER (WHERE slot = {{ column['slot'] }}) AS dtype_{{ column['slot'] }}
         {%- endfor %}
     FROM text_columns
-    WHERE run_number IN (
-        SELECT run_number FROM {{ ref('int_grading__runs') }} WHERE task = '{{ task['task'] }}'
-    )
+    WHERE run_number IN ({{ text_runs[task['task']] }})
     GROUP BY run_number
 ),
 
@@ -44,6 +45,7 @@ matches_{{ task_index }} AS (
     INNER JOIN text_runs_{{ task_index }} AS text_runs
         ON merged.run_number = text_runs.run_number
     WHERE merged.task = '{{ task['task'] }}'
+        AND merged.run_number IN ({{ text_runs[task['task']] }})
     GROUP BY merged.run_number
 )
 {%- endfor %}
