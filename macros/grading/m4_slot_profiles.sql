@@ -115,6 +115,32 @@ SELECT
 FROM typed
 {% endmacro %}
 
+{#- The normalised key of a row, as typed parts per key slot (key_number_<slot>,
+    key_timestamp_<slot>, key_text_<slot>): `cells` prefixes the text columns
+    (column_<slot>), `columns` prefixes the key kind, dtype and time zone of each
+    slot (key_kind_<slot>, <dtype_prefix><slot>, key_time_zone_<slot>). -#}
+{% macro m4_key_parts(key_width, cells, columns, dtype_prefix) %}
+    {%- for slot in range(1, key_width + 1) %}
+    {%- set value = cells ~ 'column_' ~ slot %}
+    {%- set kind = columns ~ 'key_kind_' ~ slot %}
+    {%- set dtype = columns ~ dtype_prefix ~ slot %}
+    {{ m4_key_number(value, kind, dtype) }} AS key_number_{{ slot }},
+    {{ m4_key_timestamp(value, kind, columns ~ 'key_time_zone_' ~ slot) }} AS key_timestamp_{{ slot }},
+    {{ m4_key_text(value, kind, dtype) }} AS key_text_{{ slot }}{% if not loop.last %},{% endif %}
+    {%- endfor %}
+{% endmacro %}
+
+{#- Join condition: two relations' key parts are the same normalised key (NULL parts equal). -#}
+{% macro m4_same_key(key_width, left, right) %}
+    {%- for slot in range(1, key_width + 1) %}
+    {%- for part in ['key_number_', 'key_timestamp_', 'key_text_'] %}
+    {{ left }}.{{ part }}{{ slot }} IS NOT DISTINCT FROM {{ right }}.{{ part }}{{ slot }}
+    {%- if not loop.last %} AND{% endif %}
+    {%- endfor %}
+    {%- if not loop.last %} AND{% endif %}
+    {%- endfor %}
+{% endmacro %}
+
 {#- A key cell (text `value`, its column's key kind and dtype) as typed parts
     that compare the way pandas merges normalised keys: the number, the
     timestamp, or pandas' string ('<NA>' for a missing text key). -#}

@@ -27,8 +27,4 @@ SELECT
 FROM agent_keys
 LEFT JOIN {{ ref('int_grading__truth_values') }} AS truth
     ON agent_keys.task = truth.task
-    {%- for slot in range(1, key_width + 1) %}
-    AND agent_keys.key_number_{{ slot }} IS NOT DISTINCT FROM truth.key_number_{{ slot }}
-    AND agent_keys.key_timestamp_{{ slot }} IS NOT DISTINCT FROM truth.key_timestamp_{{ slot }}
-    AND agent_keys.key_text_{{ slot }} IS NOT DISTINCT FROM truth.key_text_{{ slot }}
-    {%- endfor %}
+    AND {{ m4_same_key(key_width, 'agent_keys', 'truth') }}

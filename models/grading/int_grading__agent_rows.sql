@@ -9,12 +9,8 @@
 SELECT
     runs.run_number,
     output_rows.task,
-    output_rows.row_number
-    {%- for slot in range(1, key_width + 1) %},
-    {{ m4_key_number('output_rows.column_' ~ slot, 'runs.key_kind_' ~ slot, 'runs.key_dtype_' ~ slot) }} AS key_number_{{ slot }},
-    {{ m4_key_timestamp('output_rows.column_' ~ slot, 'runs.key_kind_' ~ slot, 'runs.key_time_zone_' ~ slot) }} AS key_timestamp_{{ slot }},
-    {{ m4_key_text('output_rows.column_' ~ slot, 'runs.key_kind_' ~ slot, 'runs.key_dtype_' ~ slot) }} AS key_text_{{ slot }}
-    {%- endfor %}
+    output_rows.row_number,
+    {{ m4_key_parts(key_width, 'output_rows.', 'runs.', 'key_dtype_') }}
     {%- for slot in range(1, width + 1) %},
     output_rows.column_{{ slot }}
     {%- endfor %}

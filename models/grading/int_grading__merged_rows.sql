@@ -25,11 +25,7 @@ SELECT
 FROM {{ ref('int_grading__agent_rows') }} AS agent
 LEFT JOIN {{ ref('int_grading__truth_values') }} AS truth
     ON agent.task = truth.task
-    {%- for slot in range(1, key_width + 1) %}
-    AND agent.key_number_{{ slot }} IS NOT DISTINCT FROM truth.key_number_{{ slot }}
-    AND agent.key_timestamp_{{ slot }} IS NOT DISTINCT FROM truth.key_timestamp_{{ slot }}
-    AND agent.key_text_{{ slot }} IS NOT DISTINCT FROM truth.key_text_{{ slot }}
-    {%- endfor %}
+    AND {{ m4_same_key(key_width, 'agent', 'truth') }}
 LEFT JOIN {{ ref('int_grading__repeated_keys') }} AS repeated_keys
     ON agent.run_number = repeated_keys.run_number
     AND truth.truth_row = repeated_keys.truth_row

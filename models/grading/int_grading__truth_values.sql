@@ -33,12 +33,8 @@ columns_by_task AS (
 
 SELECT
     truth.task,
-    truth.truth_row
-    {%- for slot in range(1, key_width + 1) %},
-    {{ m4_key_number('truth.column_' ~ slot, 'columns_by_task.key_kind_' ~ slot, 'columns_by_task.dtype_' ~ slot) }} AS key_number_{{ slot }},
-    {{ m4_key_timestamp('truth.column_' ~ slot, 'columns_by_task.key_kind_' ~ slot, 'columns_by_task.key_time_zone_' ~ slot) }} AS key_timestamp_{{ slot }},
-    {{ m4_key_text('truth.column_' ~ slot, 'columns_by_task.key_kind_' ~ slot, 'columns_by_task.dtype_' ~ slot) }} AS key_text_{{ slot }}
-    {%- endfor %}
+    truth.truth_row,
+    {{ m4_key_parts(key_width, 'truth.', 'columns_by_task.', 'dtype_') }}
     {%- for slot in range(1, width + 1) %},
     truth.column_{{ slot }} IS NOT NULL AS present_{{ slot }},
     {{ m4_numeric('truth.column_' ~ slot, 'columns_by_task.dtype_' ~ slot) }} AS number_{{ slot }},
