@@ -282,7 +282,7 @@ load("mimic-iv", Path(sys.argv[1]), Path(sys.argv[2]))
 def big_mimic_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A MIMIC-IV folder whose chartevents takes seconds to load, long enough to be interrupted."""
     root = tmp_path_factory.mktemp("big")
-    return write_tiny_folder("mimic-iv", root / "src", root, extra_chartevents=2_000_000)
+    return write_tiny_folder("mimic-iv", root / "src", root, extra_chartevents=5_000_000)
 
 
 @pytest.mark.slow

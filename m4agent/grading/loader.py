@@ -207,7 +207,9 @@ def _duckdb_batch(con: duckdb.DuckDBPyConnection, run: Run, header: list[str], p
 
 
 def _write_run(path: Path, batches: Iterable[pa.RecordBatch], width: int) -> int:
-    """Write a run's batches to its Parquet file; the row count. Nothing is left behind on error."""
+    """Write a run's batches to its Parquet file; the row count. Nothing is left behind on error,
+    and no file for a run without rows (DuckDB estimates a Parquet scan's size from its first file,
+    and an empty one would make it plan every join as if the agent rows were none)."""
     rows = 0
     try:
         with pq.ParquetWriter(path, _rows_schema(width), compression="none", use_dictionary=False,
@@ -218,6 +220,8 @@ def _write_run(path: Path, batches: Iterable[pa.RecordBatch], width: int) -> int
     except BaseException:
         path.unlink(missing_ok=True)
         raise
+    if rows == 0:
+        path.unlink()
     return rows
 
 
@@ -313,8 +317,6 @@ def load_runs(con: duckdb.DuckDBPyConnection, runs: Sequence[Run], rows_dir: Pat
     partial = rows_dir.with_name(rows_dir.name + ".partial")
     shutil.rmtree(partial, ignore_errors=True)
     partial.mkdir(parents=True)
-    (partial / "task=__none__").mkdir()
-    _write_run(partial / "task=__none__" / "0.parquet", [], width)  # the view needs one file, even for a batch without rows
     # Arrow reads and Parquet writes release the GIL: two files at a time use both cores.
     with ThreadPoolExecutor(max_workers=LOAD_THREADS) as pool:
         loaded = list(pool.map(lambda numbered: _load_with_arrow(partial, numbered[1], numbered[0], width),
@@ -325,6 +327,11 @@ def load_runs(con: duckdb.DuckDBPyConnection, runs: Sequence[Run], rows_dir: Pat
             outcome = _load_with_duckdb(con, partial, run, run_number, width)
         exists, error, rows, header = outcome
         files.append((run.run_id, run_number, run.task.name, str(run.output_path), exists, error, rows, header))
+    if not any(partial.glob("*/*.parquet")):  # the view needs a file, even for a batch without rows
+        placeholder = partial / "task=~none"
+        placeholder.mkdir()
+        with pq.ParquetWriter(placeholder / "0.parquet", _rows_schema(width)):
+            pass
     shutil.rmtree(rows_dir, ignore_errors=True)
     partial.rename(rows_dir)
     _insert_rows(con, "output_files", files)
