@@ -66,34 +66,41 @@
     {%- endfor %}
 {% endmacro %}
 
+{#- Wide per-slot columns (<field>_<slot>) of `relation` as one row per (owner columns, slot). -#}
+{% macro m4_unpivot_slots(relation, owner, slots, fields) %}
+    {%- for slot in slots %}
+    SELECT
+        {{ owner }},
+        {{ slot }} AS slot
+        {%- for field in fields %},
+        {{ field }}_{{ slot }} AS {{ field }}
+        {%- endfor %}
+    FROM {{ relation }}
+    {%- if not loop.last %}
+    UNION ALL
+    {%- endif %}
+    {%- endfor %}
+{% endmacro %}
+
 {#- The wide aggregates of m4_profile_aggregates as one row per (owner, slot),
     with the pandas dtype, the key kind a key column normalises to (numeric where
     every value parses, else timestamp, else text), whether every present value
     parses as a timestamp in the format of the first one, and its time zone. -#}
 {% macro m4_profile_rows(aggregates, owner, n_rows, width) %}
 WITH long AS (
-    {%- for slot in range(1, width + 1) %}
-    SELECT
-        {{ owner }},
-        {{ slot }} AS slot,
-        {{ n_rows }} AS n_rows,
-        n_present_{{ slot }} AS n_present,
-        n_float_{{ slot }} AS n_float,
-        n_int_{{ slot }} AS n_int,
-        n_bool_{{ slot }} AS n_bool,
-        first_value_{{ slot }} AS first_value,
-        {{ m4_signature('first_value_' ~ slot) }} AS first_signature,
-        min_signature_{{ slot }} AS min_signature,
-        max_signature_{{ slot }} AS max_signature,
-        n_timestamp_{{ slot }} AS n_timestamp
-    FROM {{ aggregates }}
-    {%- if not loop.last %}
-    UNION ALL
-    {%- endif %}
-    {%- endfor %}
+    {{ m4_unpivot_slots(aggregates, owner ~ ', ' ~ n_rows, range(1, width + 1),
+                        ['n_present', 'n_float', 'n_int', 'n_bool', 'first_value', 'min_signature',
+                         'max_signature', 'n_timestamp']) }}
 ),
 
 typed AS (
+    SELECT
+        *,
+        {{ m4_signature('first_value') }} AS first_signature
+    FROM long
+),
+
+profiled AS (
     SELECT
         *,
         {{ m4_column_dtype('n_rows', 'n_present', 'n_int', 'n_float', 'n_bool') }} AS dtype,
@@ -101,7 +108,7 @@ typed AS (
             min_signature = first_signature AND max_signature = first_signature AND n_timestamp = n_present,
             FALSE
         ) AS all_timestamps
-    FROM long
+    FROM typed
 )
 
 SELECT
@@ -112,7 +119,7 @@ SELECT
         ELSE 'text'
     END AS key_kind,
     COALESCE({{ m4_has_time_zone('first_signature') }}, FALSE) AS has_time_zone
-FROM typed
+FROM profiled
 {% endmacro %}
 
 {#- The normalised key of a row, as typed parts per key slot (key_number_<slot>,

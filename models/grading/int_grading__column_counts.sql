@@ -101,38 +101,17 @@ counts_{{ task_index }} AS (
 
 by_slot AS (
     {%- for task in plan %}
-    {%- set task_index = loop.index %}
-    {%- for column in task['columns'] %}
-    {%- set slot = column['slot'] %}
-    SELECT
-        run_number,
-        {{ slot }} AS slot,
-        n_present_{{ slot }} AS n_present,
-        n_float_{{ slot }} AS n_float,
-        n_int_{{ slot }} AS n_int,
-        n_bool_{{ slot }} AS n_bool,
-        both_present_{{ slot }} AS both_present,
-        agent_not_float_{{ slot }} AS agent_not_float,
-        missing_on_both_{{ slot }} AS missing_on_both,
-        numeric_matches_{{ slot }} AS numeric_matches,
-        bool_numeric_matches_{{ slot }} AS bool_numeric_matches,
-        {{ m4_signature('first_value_' ~ slot) }} AS first_signature,
-        min_signature_{{ slot }} AS min_signature,
-        max_signature_{{ slot }} AS max_signature,
-        both_timestamps_{{ slot }} AS both_timestamps,
-        timestamp_matches_{{ slot }} AS timestamp_matches
-    FROM counts_{{ task_index }}
-    {%- if not loop.last %}
-    UNION ALL
-    {%- endif %}
-    {%- endfor %}
+    {{ m4_unpivot_slots('counts_' ~ loop.index, 'run_number', task['columns'] | map(attribute='slot') | list,
+                        ['n_present', 'n_float', 'n_int', 'n_bool', 'both_present', 'agent_not_float',
+                         'missing_on_both', 'numeric_matches', 'bool_numeric_matches', 'first_value',
+                         'min_signature', 'max_signature', 'both_timestamps', 'timestamp_matches']) }}
     {%- if not loop.last %}
     UNION ALL
     {%- endif %}
     {%- endfor %}
 )
 
-SELECT * FROM by_slot
+SELECT * EXCLUDE (first_value), {{ m4_signature('first_value') }} AS first_signature FROM by_slot
 {%- else %}
 SELECT
     CAST(NULL AS INTEGER) AS run_number,

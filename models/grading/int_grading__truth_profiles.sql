@@ -39,12 +39,7 @@ profiles AS (
 ),
 
 temporal AS (
-    {%- for slot in range(1, width + 1) %}
-    SELECT task, {{ slot }} AS slot, temporal_text_{{ slot }} AS temporal_text FROM aggregates
-    {%- if not loop.last %}
-    UNION ALL
-    {%- endif %}
-    {%- endfor %}
+    {{ m4_unpivot_slots('aggregates', 'task', range(1, width + 1), ['temporal_text']) }}
 )
 
 SELECT
