@@ -23,9 +23,9 @@ original scores it 0). Such a file gets a recorded reason, never an exception.
 
 ``output_rows`` is a view over Parquet files in ``rows_dir`` (one per run, in a
 folder per task, ``task=<task>/<run_number>.parquet``, read as column ``task``):
-each CSV is streamed by Arrow's CSV reader in blocks and its graded columns
-written to its run's Parquet file, so memory stays bounded and the grading
-models read the rows as fast columnar scans. A CSV Arrow's reader
+each CSV is read by Arrow's CSV reader (streamed block by block above
+STREAM_ABOVE_BYTES, so memory stays bounded) and its graded columns written to
+its run's Parquet file, which the grading models read as fast columnar scans. A CSV Arrow's reader
 refuses (a short row pandas pads, a bad byte, a row with too many fields) is
 read again by DuckDB's CSV reader, which pads short rows and words the reason.
 """
@@ -124,22 +124,21 @@ def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def _wanted_columns(task: Task) -> list[str]:
+def slot_columns(task: Task) -> list[str]:
+    """The task's graded columns in slot order: key columns, then scored columns."""
     return list(dict.fromkeys([*task.key_columns, *task.scored_columns]))
 
 
-def slot_columns(task: Task) -> list[str]:
-    """The task's graded columns in slot order: key columns, then scored columns."""
-    return _wanted_columns(task)
-
-
-def _prepare(run: Run) -> tuple[list[str], list[str]]:
-    """The file's header (pandas' names) and the graded columns it has; raises UnreadableOutput."""
-    path = run.output_path
-    if path.stat().st_size == 0:
+def _read_header(run: Run) -> list[str]:
+    """The file's header as pandas names it; raises UnreadableOutput."""
+    if run.output_path.stat().st_size == 0:
         raise UnreadableOutput("no columns to parse from file (empty file)")
-    header = pandas_column_names(_header(path))
-    return header, [name for name in slot_columns(run.task) if name in header]
+    return pandas_column_names(_header(run.output_path))
+
+
+def _present(run: Run, header: Sequence[str]) -> list[str]:
+    """The task's graded columns the file has, in slot order."""
+    return [name for name in slot_columns(run.task) if name in header]
 
 
 def _first_line_is_header(path: Path) -> bool:
@@ -237,31 +236,31 @@ def _run_file(rows_dir: Path, run: Run, run_number: int) -> Path:
 
 def _load_with_arrow(rows_dir: Path, run: Run, run_number: int,
                      width: int) -> tuple[bool, str | None, int | None, list[str] | None]:
-    """Write one CSV's rows to ``rows_dir/<run_number>.parquet``; (exists, why unreadable, rows, header).
+    """Write one CSV's rows to its run's Parquet file (_run_file); (exists, why unreadable, rows, header).
 
     The reason is ``_NEEDS_DUCKDB`` when Arrow refuses the file (see _load_with_duckdb)."""
     if not run.output_path.is_file():
         return False, f"output file not found: {run.output_path}", None, None
     try:
-        header, present = _prepare(run)
+        header = _read_header(run)
     except UnreadableOutput as exc:
         return True, str(exc), None, None
     if not _first_line_is_header(run.output_path):
         return True, _NEEDS_DUCKDB, None, header
     try:
         rows = _write_run(_run_file(rows_dir, run, run_number),
-                          _arrow_batches(run, header, present, run_number, width), width)
+                          _arrow_batches(run, header, _present(run, header), run_number, width), width)
     except (pa.ArrowInvalid, UnicodeDecodeError):
         return True, _NEEDS_DUCKDB, None, header
     return True, None, rows, header
 
 
-def _load_with_duckdb(con: duckdb.DuckDBPyConnection, rows_dir: Path, run: Run, run_number: int,
-                      width: int) -> tuple[bool, str | None, int | None, list[str] | None]:
-    """DuckDB's reader for the files Arrow refuses: it pads short rows as pandas does, and words the reason."""
+def _load_with_duckdb(con: duckdb.DuckDBPyConnection, rows_dir: Path, run: Run, run_number: int, width: int,
+                      header: list[str]) -> tuple[bool, str | None, int | None, list[str] | None]:
+    """DuckDB's reader for the files Arrow refuses (header already read): it pads short rows as
+    pandas does, and words the reason."""
     try:
-        header, present = _prepare(run)
-        batch = _duckdb_batch(con, run, header, present, run_number, width)
+        batch = _duckdb_batch(con, run, header, _present(run, header), run_number, width)
     except UnreadableOutput as exc:
         return True, str(exc), None, None
     return True, None, _write_run(_run_file(rows_dir, run, run_number), [batch], width), header
@@ -306,12 +305,9 @@ def load_runs(con: duckdb.DuckDBPyConnection, runs: Sequence[Run], rows_dir: Pat
     ``agent_outputs.output_rows`` becomes a view over them.
     """
     width = max((len(slot_columns(run.task)) for run in runs), default=1)
-    for kind, name in con.execute(
-        f"SELECT 'VIEW', view_name FROM duckdb_views() WHERE schema_name = '{SCHEMA}' AND NOT internal "
-        f"UNION ALL SELECT 'TABLE', table_name FROM duckdb_tables() WHERE schema_name = '{SCHEMA}'"
-    ).fetchall():
-        if name == "output_rows":
-            con.execute(f"DROP {kind} {SCHEMA}.output_rows")
+    if con.execute(f"SELECT 1 FROM duckdb_tables() WHERE schema_name = '{SCHEMA}' AND table_name = 'output_rows'"
+                   ).fetchone():
+        con.execute(f"DROP TABLE {SCHEMA}.output_rows")  # a table in databases graded before output_rows was a view
     con.execute(_DDL)
     write_tasks(con, (run.task for run in runs))
     partial = rows_dir.with_name(rows_dir.name + ".partial")
@@ -324,7 +320,7 @@ def load_runs(con: duckdb.DuckDBPyConnection, runs: Sequence[Run], rows_dir: Pat
     files = []
     for run_number, (run, outcome) in enumerate(zip(runs, loaded, strict=True), start=1):
         if outcome[1] == _NEEDS_DUCKDB:
-            outcome = _load_with_duckdb(con, partial, run, run_number, width)
+            outcome = _load_with_duckdb(con, partial, run, run_number, width, header=outcome[3])
         exists, error, rows, header = outcome
         files.append((run.run_id, run_number, run.task.name, str(run.output_path), exists, error, rows, header))
     if not any(partial.glob("*/*.parquet")):  # the view needs a file, even for a batch without rows
@@ -336,4 +332,5 @@ def load_runs(con: duckdb.DuckDBPyConnection, runs: Sequence[Run], rows_dir: Pat
     partial.rename(rows_dir)
     _insert_rows(con, "output_files", files)
     pattern = _literal(str(rows_dir.resolve() / "*" / "*.parquet"))
-    con.execute(f"CREATE VIEW {SCHEMA}.output_rows AS SELECT * FROM read_parquet({pattern}, hive_partitioning = true)")
+    con.execute(f"CREATE OR REPLACE VIEW {SCHEMA}.output_rows AS "
+                f"SELECT * FROM read_parquet({pattern}, hive_partitioning = true)")

@@ -59,18 +59,24 @@
 
 {#- pandas' int parse of a cell's text: a float without '.', exponent or 'n'. -#}
 {% macro m4_is_int(value) -%}
-    COALESCE(NOT isnan(TRY_CAST({{ value }} AS DOUBLE)) AND NOT (
-        contains({{ value }}, '_') OR contains({{ value }}, '.') OR contains({{ value }}, 'e')
-        OR contains({{ value }}, 'E') OR contains({{ value }}, 'n') OR contains({{ value }}, 'N')
-    ), FALSE)
+    ({{ m4_is_float(value) }} AND NOT (
+        contains({{ value }}, '.') OR contains({{ value }}, 'e') OR contains({{ value }}, 'E')
+        OR contains({{ value }}, 'n') OR contains({{ value }}, 'N')
+    ))
 {%- endmacro %}
 
-{#- A cell's timestamp, parsed with its own shape; NULL when it has none pandas parses. -#}
-{% macro m4_timestamp(value) -%}
+{#- A cell's timestamp, parsed with its shape (`signature`, see m4_signature); NULL
+    when it has none pandas parses. -#}
+{% macro m4_timestamp_from(value, signature) -%}
     CASE
-        WHEN {{ m4_is_timestamp_signature(m4_signature(value)) }}
-            THEN {{ m4_parse_timestamp(value, m4_signature(value)) }}
+        WHEN {{ m4_is_timestamp_signature(signature) }}
+            THEN {{ m4_parse_timestamp(value, signature) }}
     END
+{%- endmacro %}
+
+{#- The same, computing the shape. -#}
+{% macro m4_timestamp(value) -%}
+    {{ m4_timestamp_from(value, m4_signature(value)) }}
 {%- endmacro %}
 
 {#- pandas' dtype of a column from counts over its cells:

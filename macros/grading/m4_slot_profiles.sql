@@ -39,10 +39,7 @@
 
 {% macro m4_cell_timestamps(width) %}
     {%- for slot in range(1, width + 1) %}
-        CASE
-            WHEN {{ m4_is_timestamp_signature('signature_' ~ slot) }}
-                THEN {{ m4_parse_timestamp('column_' ~ slot, 'signature_' ~ slot) }}
-        END AS timestamp_{{ slot }}{% if not loop.last %},{% endif %}
+        {{ m4_timestamp_from('column_' ~ slot, 'signature_' ~ slot) }} AS timestamp_{{ slot }}{% if not loop.last %},{% endif %}
     {%- endfor %}
 {% endmacro %}
 

@@ -47,10 +47,7 @@ timed_{{ task_index }} AS (
     SELECT
         *
         {%- for column in task['columns'] if column['temporal'] %},
-        CASE
-            WHEN {{ m4_is_timestamp_signature('signature_' ~ column['slot']) }}
-                THEN {{ m4_parse_timestamp('agent_' ~ column['slot'], 'signature_' ~ column['slot']) }}
-        END AS timestamp_{{ column['slot'] }}
+        {{ m4_timestamp_from('agent_' ~ column['slot'], 'signature_' ~ column['slot']) }} AS timestamp_{{ column['slot'] }}
         {%- endfor %}
     FROM cells_{{ task_index }}
 ),
