@@ -57,6 +57,25 @@
     COALESCE(NOT isnan(TRY_CAST({{ value }} AS DOUBLE)) AND NOT contains({{ value }}, '_'), FALSE)
 {%- endmacro %}
 
+{#- The same tests from a cell's text and its double cast (`number`, computed once),
+    evaluated lazily: the int and boolean tests only run on the cells they can
+    hold for (a float cell, a cell that is not a number). -#}
+{% macro m4_is_float_from(value, number) -%}
+    CASE WHEN {{ number }} IS NULL OR isnan({{ number }}) THEN FALSE ELSE NOT contains({{ value }}, '_') END
+{%- endmacro %}
+
+{% macro m4_is_int_from(value, is_float) -%}
+    CASE
+        WHEN NOT {{ is_float }} OR contains({{ value }}, '.') THEN FALSE
+        WHEN contains({{ value }}, 'e') OR contains({{ value }}, 'E') THEN FALSE
+        ELSE NOT (contains({{ value }}, 'n') OR contains({{ value }}, 'N'))
+    END
+{%- endmacro %}
+
+{% macro m4_is_bool_from(value, is_float) -%}
+    CASE WHEN {{ is_float }} OR {{ value }} IS NULL THEN FALSE ELSE {{ m4_is_bool(value) }} END
+{%- endmacro %}
+
 {#- pandas' int parse of a cell's text: a float without '.', exponent or 'n'. -#}
 {% macro m4_is_int(value) -%}
     ({{ m4_is_float(value) }} AND NOT (

@@ -134,40 +134,47 @@ FROM profiled
     {%- endfor %}
 {% endmacro %}
 
-{#- Join condition: two relations' key parts are the same normalised key (NULL parts equal). -#}
-{% macro m4_same_key(key_width, left, right) %}
-    {%- for slot in range(1, key_width + 1) %}
-    {%- for part in ['key_number_', 'key_timestamp_', 'key_text_'] %}
-    {{ left }}.{{ part }}{{ slot }} IS NOT DISTINCT FROM {{ right }}.{{ part }}{{ slot }}
-    {%- if not loop.last %} AND{% endif %}
-    {%- endfor %}
-    {%- if not loop.last %} AND{% endif %}
-    {%- endfor %}
-{% endmacro %}
-
 {#- A key cell (text `value`, its column's key kind and dtype) as typed parts
     that compare the way pandas merges normalised keys: the number, the
-    timestamp, or pandas' string ('<NA>' for a missing text key). -#}
+    timestamp, or pandas' string ('<NA>' for a missing text key). The *_of
+    macros give one part for a kind known in advance. -#}
 {% macro m4_key_number(value, kind, dtype) -%}
-    CASE WHEN {{ kind }} = 'numeric' THEN
-        CASE WHEN {{ dtype }} IN ('bool', 'objbool') THEN CASE WHEN lower({{ value }}) = 'true' THEN 1.0 ELSE 0.0 END
-        ELSE TRY_CAST({{ value }} AS DOUBLE) END
+    CASE WHEN {{ kind }} = 'numeric' THEN {{ m4_key_number_of(value, dtype) }} END
+{%- endmacro %}
+
+{% macro m4_key_number_of(value, dtype) -%}
+    CASE
+        WHEN {{ dtype }} IN ('bool', 'objbool') THEN CASE WHEN lower({{ value }}) = 'true' THEN 1.0 ELSE 0.0 END
+        ELSE TRY_CAST({{ value }} AS DOUBLE)
     END
 {%- endmacro %}
 
 {#- (A timestamp key column's values all have the shape of its first value, so its
-    time zone, has_time_zone, is the column's.) -#}
+    time zone, has_time_zone, is the column's: a SQL expression, or true / false
+    when known while compiling.) -#}
 {% macro m4_key_timestamp(value, kind, has_time_zone) -%}
-    CASE WHEN {{ kind }} = 'timestamp' THEN
+    CASE WHEN {{ kind }} = 'timestamp' THEN {{ m4_key_timestamp_of(value, has_time_zone) }} END
+{%- endmacro %}
+
+{% macro m4_key_timestamp_of(value, has_time_zone) -%}
+    {%- if has_time_zone is sameas true -%}
+        timezone('UTC', TRY_CAST({{ value }} AS TIMESTAMPTZ))
+    {%- elif has_time_zone is sameas false -%}
+        TRY_CAST({{ value }} AS TIMESTAMP)
+    {%- else -%}
         CASE
             WHEN {{ has_time_zone }} THEN timezone('UTC', TRY_CAST({{ value }} AS TIMESTAMPTZ))
             ELSE TRY_CAST({{ value }} AS TIMESTAMP)
         END
-    END
+    {%- endif -%}
 {%- endmacro %}
 
 {% macro m4_key_text(value, kind, dtype) -%}
-    CASE WHEN {{ kind }} = 'text' THEN COALESCE(
+    CASE WHEN {{ kind }} = 'text' THEN {{ m4_key_text_of(value, dtype) }} END
+{%- endmacro %}
+
+{% macro m4_key_text_of(value, dtype) -%}
+    COALESCE(
         CASE
             WHEN {{ value }} IS NULL THEN NULL
             WHEN {{ dtype }} IN ('bool', 'objbool') THEN CASE WHEN lower({{ value }}) = 'true' THEN 'True' ELSE 'False' END
@@ -176,8 +183,69 @@ FROM profiled
             ELSE {{ value }}
         END,
         '<NA>'
-    ) END
+    )
 {%- endmacro %}
+
+{#- The key of a comparable run's row as typed parts (key_number_<slot>,
+    key_timestamp_<slot>, key_text_<slot>), compiled for one task: a run whose key
+    kinds or time zones differ from the reference's cannot be merged (it fails
+    before comparing), so every comparable run of a task has the reference's key
+    kinds, and only the part of that kind is computed (the others are NULL).
+    `keys` is the task's entry of m4_grading_key_plan; `dtypes` prefixes the
+    run's key dtype columns (<dtypes><slot>). -#}
+{% macro m4_typed_key_parts(keys, key_width, cells, dtypes) %}
+    {%- for slot in range(1, key_width + 1) %}
+    {%- set key = keys.get(slot) %}
+    {%- set value = cells ~ 'column_' ~ slot %}
+    {%- if key and key['kind'] == 'numeric' %}{{ m4_key_number_of(value, dtypes ~ slot) }}{% else %}CAST(NULL AS DOUBLE){% endif %} AS key_number_{{ slot }},
+    {%- if key and key['kind'] == 'timestamp' %}{{ m4_key_timestamp_of(value, key['has_time_zone']) }}{% else %}CAST(NULL AS TIMESTAMP){% endif %} AS key_timestamp_{{ slot }},
+    {%- if key and key['kind'] == 'text' %}{{ m4_key_text_of(value, dtypes ~ slot) }}{% else %}CAST(NULL AS VARCHAR){% endif %} AS key_text_{{ slot }}
+    {%- if not loop.last %},{% endif %}
+    {%- endfor %}
+{% endmacro %}
+
+{#- The parts a task's keys are made of (one per key slot, of its kind): the
+    columns to group and join on. -#}
+{% macro m4_typed_key_columns(keys) -%}
+    {%- set columns = [] -%}
+    {%- for slot, key in keys | dictsort -%}
+        {%- do columns.append({'numeric': 'key_number_', 'timestamp': 'key_timestamp_', 'text': 'key_text_'}[key['kind']] ~ slot) -%}
+    {%- endfor -%}
+    {{ return(columns) }}
+{%- endmacro %}
+
+{#- Join condition on a task's typed key parts (never NULL for a comparable run or a truth row). -#}
+{% macro m4_same_typed_key(keys, left, right) -%}
+    {%- for column in m4_typed_key_columns(keys) -%}
+    {{ left }}.{{ column }} = {{ right }}.{{ column }}{% if not loop.last %} AND {% endif %}
+    {%- endfor -%}
+{%- endmacro %}
+
+{#- The batch's tasks with the reference's key columns: a list of {task, keys:
+    {slot: {kind, has_time_zone}}} (tasks whose reference could not be profiled
+    are left out: none of their runs is comparable). Empty while dbt parses. -#}
+{% macro m4_grading_key_plan() %}
+    {%- if not execute -%}
+        {{ return([]) }}
+    {%- endif -%}
+    {%- set result = run_query(
+        "SELECT c.task, c.slot, p.key_kind, p.has_time_zone "
+        ~ "FROM " ~ source('agent_outputs', 'task_columns') ~ " AS c "
+        ~ "INNER JOIN " ~ ref('int_grading__truth_profiles') ~ " AS p ON c.task = p.task AND c.slot = p.slot "
+        ~ "WHERE c.role = 'key' ORDER BY c.task, c.slot"
+    ) -%}
+    {%- set plan = [] -%}
+    {%- set by_task = {} -%}
+    {%- for row in result.rows -%}
+        {%- if row['task'] not in by_task -%}
+            {%- do by_task.update({row['task']: {}}) -%}
+            {%- do plan.append({'task': row['task'], 'keys': by_task[row['task']]}) -%}
+        {%- endif -%}
+        {%- do by_task[row['task']].update({row['slot'] | int: {'kind': row['key_kind'],
+                                                               'has_time_zone': row['has_time_zone'] == true}}) -%}
+    {%- endfor -%}
+    {{ return(plan) }}
+{% endmacro %}
 
 {#- The batch's scored columns by task, for models that compile one query per
     task (only its slots, its tolerances as constants): a list of

@@ -1,6 +1,6 @@
 {#-
   One row per (comparable run, scored slot): one pass over the merged rows
-  (int_grading__merged_rows), compiled per task (only its slots, its tolerances
+  (m4_merged_rows), compiled per task (only its slots, its tolerances
   as constants), counting
   - over every agent row, what pandas infers the agent column's dtype from;
   - over the merged rows, what the numeric and timestamp comparisons need: cells
@@ -13,8 +13,13 @@
   (int_grading__text_matches).
 -#}
 {{ config(enabled=var('m4_grading', false)) }}
--- depends_on: {{ ref('int_grading__truth_profiles') }}, {{ ref('int_grading__merged_rows') }}, {{ ref('int_grading__runs') }}
-{%- set plan = m4_grading_plan() %}
+-- depends_on: {{ ref('int_grading__truth_profiles') }}, {{ ref('int_grading__truth_values') }}, {{ ref('int_grading__runs') }}, {{ ref('int_grading__repeated_keys') }}
+{%- set width = m4_grading_width() %}
+{%- set key_width = m4_grading_key_width() %}
+{%- set keys = {} %}
+{%- for task in m4_grading_key_plan() %}{% do keys.update({task['task']: task}) %}{% endfor %}
+{%- set plan = [] %}
+{%- for task in m4_grading_plan() if task['task'] in keys %}{% do plan.append(task) %}{% endfor %}
 {%- if plan %}
 WITH
 {%- for task in plan %}
@@ -30,17 +35,33 @@ cells_{{ task_index }} AS (
         {{ agent }},
         truth_present_{{ slot }},
         truth_number_{{ slot }},
-        {{ m4_is_float(agent) }} AS is_float_{{ slot }},
-        {{ m4_is_int(agent) }} AS is_int_{{ slot }},
-        COALESCE({{ m4_is_bool(agent) }}, FALSE) AS is_bool_{{ slot }},
         TRY_CAST({{ agent }} AS DOUBLE) AS as_double_{{ slot }}
         {%- if column['temporal'] %},
         truth_timestamp_{{ slot }},
         {{ m4_signature(agent) }} AS signature_{{ slot }}
         {%- endif %}
         {%- endfor %}
-    FROM {{ ref('int_grading__merged_rows') }}
-    WHERE task = '{{ task['task'] }}'
+    FROM ({{ m4_merged_rows(keys[task['task']], width, key_width) }}) AS merged_rows
+),
+
+floats_{{ task_index }} AS (
+    SELECT
+        *
+        {%- for column in task['columns'] %},
+        {{ m4_is_float_from('agent_' ~ column['slot'], 'as_double_' ~ column['slot']) }} AS is_float_{{ column['slot'] }}
+        {%- endfor %}
+    FROM cells_{{ task_index }}
+),
+
+classified_{{ task_index }} AS (
+    SELECT
+        *
+        {%- for column in task['columns'] %}
+        {%- set slot = column['slot'] %},
+        {{ m4_is_int_from('agent_' ~ slot, 'is_float_' ~ slot) }} AS is_int_{{ slot }},
+        {{ m4_is_bool_from('agent_' ~ slot, 'is_float_' ~ slot) }} AS is_bool_{{ slot }}
+        {%- endfor %}
+    FROM floats_{{ task_index }}
 ),
 
 timed_{{ task_index }} AS (
@@ -49,7 +70,7 @@ timed_{{ task_index }} AS (
         {%- for column in task['columns'] if column['temporal'] %},
         {{ m4_timestamp_from('agent_' ~ column['slot'], 'signature_' ~ column['slot']) }} AS timestamp_{{ column['slot'] }}
         {%- endfor %}
-    FROM cells_{{ task_index }}
+    FROM classified_{{ task_index }}
 ),
 
 counts_{{ task_index }} AS (
@@ -70,10 +91,10 @@ counts_{{ task_index }} AS (
         count_if(
             merged AND is_float_{{ slot }} AND abs(truth_number_{{ slot }} - as_double_{{ slot }}) <= {{ tolerance }}
         ) AS numeric_matches_{{ slot }},
-        count_if(
-            merged AND is_bool_{{ slot }}
-            AND abs(truth_number_{{ slot }} - CASE WHEN lower({{ agent }}) = 'true' THEN 1.0 ELSE 0.0 END) <= {{ tolerance }}
-        ) AS bool_numeric_matches_{{ slot }},
+        count_if(CASE
+            WHEN merged AND is_bool_{{ slot }}
+                THEN abs(truth_number_{{ slot }} - CASE WHEN lower({{ agent }}) = 'true' THEN 1.0 ELSE 0.0 END) <= {{ tolerance }}
+        END) AS bool_numeric_matches_{{ slot }},
         {%- if column['temporal'] %}
         ARG_MIN({{ agent }}, truth_row) FILTER (WHERE merged AND {{ agent }} IS NOT NULL) AS first_value_{{ slot }},
         MIN(signature_{{ slot }}) FILTER (WHERE {{ both }}) AS min_signature_{{ slot }},

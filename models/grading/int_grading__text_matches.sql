@@ -8,10 +8,14 @@
   the truth's text is read only where it decides.
 -#}
 {{ config(enabled=var('m4_grading', false)) }}
--- depends_on: {{ ref('int_grading__truth_profiles') }}, {{ ref('int_grading__merged_rows') }}, {{ ref('int_grading__runs') }}, {{ ref('int_grading__column_modes') }}
+-- depends_on: {{ ref('int_grading__truth_profiles') }}, {{ ref('int_grading__truth_values') }}, {{ ref('int_grading__runs') }}, {{ ref('int_grading__repeated_keys') }}, {{ ref('int_grading__column_modes') }}
+{%- set width = m4_grading_width() %}
+{%- set key_width = m4_grading_key_width() %}
 {%- set text_runs = m4_grading_text_runs() %}
+{%- set keys = {} %}
+{%- for task in m4_grading_key_plan() %}{% do keys.update({task['task']: task}) %}{% endfor %}
 {%- set plan = [] %}
-{%- for task in m4_grading_plan() if task['task'] in text_runs %}{% do plan.append(task) %}{% endfor %}
+{%- for task in m4_grading_plan() if task['task'] in text_runs and task['task'] in keys %}{% do plan.append(task) %}{% endfor %}
 WITH text_columns AS (
     SELECT run_number, slot, agent_dtype
     FROM {{ ref('int_grading__column_modes') }}
@@ -41,11 +45,10 @@ matches_{{ task_index }} AS (
             AND merged.truth_render_{{ slot }} = {{ m4_render('merged.agent_' ~ slot, 'text_runs.dtype_' ~ slot) }}
         ) AS text_matches_{{ slot }}
         {%- endfor %}
-    FROM {{ ref('int_grading__merged_rows') }} AS merged
+    FROM ({{ m4_merged_rows(keys[task['task']], width, key_width) }}) AS merged
     INNER JOIN text_runs_{{ task_index }} AS text_runs
         ON merged.run_number = text_runs.run_number
-    WHERE merged.task = '{{ task['task'] }}'
-        AND merged.run_number IN ({{ text_runs[task['task']] }})
+    WHERE merged.run_number IN ({{ text_runs[task['task']] }})
     GROUP BY merged.run_number
 )
 {%- endfor %}

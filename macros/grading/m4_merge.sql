@@ -1,0 +1,55 @@
+{#-
+  M4Bench's merge of one task's agent rows with its truth rows, as SQL compiled
+  for that task (an entry of m4_grading_key_plan). The models that read the
+  agent rows (int_grading__agent_keys) or the merged rows
+  (int_grading__column_counts, int_grading__text_matches) inline these queries
+  per task: a union of every task's query behind a view cost DuckDB seconds of
+  planning for each use.
+-#}
+
+{#- The rows of the task's comparable runs with their normalised key (typed parts,
+    as for the truth in int_grading__truth_values): a comparable run's key
+    columns have the reference's kinds, so each key slot gets the one part of
+    its kind (m4_typed_key_parts); and the slots column_1 .. column_<width>. -#}
+{% macro m4_agent_rows(task, width, key_width) %}
+    SELECT
+        runs.run_number,
+        output_rows.row_number,
+        {{ m4_typed_key_parts(task['keys'], key_width, 'output_rows.', 'runs.key_dtype_') }}
+        {%- for slot in range(1, width + 1) %},
+        output_rows.column_{{ slot }}
+        {%- endfor %}
+    FROM {{ source('agent_outputs', 'output_rows') }} AS output_rows
+    INNER JOIN {{ ref('int_grading__runs') }} AS runs
+        ON output_rows.run_number = runs.run_number
+    WHERE output_rows.task = '{{ task['task'] }}'
+        AND runs.run_error IS NULL
+{% endmacro %}
+
+{#- Every row of the task's comparable runs with the truth row of its key (NULL
+    for a key the truth lacks) and `merged`, true for the first row of a key the
+    truth has (the row the left merge keeps); per slot the agent's text
+    (agent_<slot>) beside what the comparison reads of the truth cell. Truth rows
+    the agent lacks are left out: they never match. -#}
+{% macro m4_merged_rows(task, width, key_width) %}
+    SELECT
+        agent.run_number,
+        agent.row_number,
+        truth.truth_row,
+        truth.truth_row IS NOT NULL
+            AND (repeated_keys.kept_row IS NULL OR repeated_keys.kept_row = agent.row_number) AS merged
+        {%- for slot in range(1, width + 1) %},
+        agent.column_{{ slot }} AS agent_{{ slot }},
+        truth.present_{{ slot }} AS truth_present_{{ slot }},
+        truth.number_{{ slot }} AS truth_number_{{ slot }},
+        truth.render_{{ slot }} AS truth_render_{{ slot }},
+        truth.timestamp_{{ slot }} AS truth_timestamp_{{ slot }}
+        {%- endfor %}
+    FROM ({{ m4_agent_rows(task, width, key_width) }}) AS agent
+    LEFT JOIN {{ ref('int_grading__truth_values') }} AS truth
+        ON truth.task = '{{ task['task'] }}'
+        AND {{ m4_same_typed_key(task['keys'], 'agent', 'truth') }}
+    LEFT JOIN {{ ref('int_grading__repeated_keys') }} AS repeated_keys
+        ON agent.run_number = repeated_keys.run_number
+        AND truth.truth_row = repeated_keys.truth_row
+{% endmacro %}
