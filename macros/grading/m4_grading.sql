@@ -15,15 +15,25 @@
     NULL for a text with neither '-' nor ':' (it cannot be a timestamp). The usual
     shapes are recognised by a round trip through strftime (cheap, and exact: a
     text equal to strftime's output has that shape); any other text goes through
-    the regular expression. -#}
+    the regular expression. m4_signature_from takes the text's timestamp cast
+    (`cast`, computed once: see m4_timestamp_cast). -#}
 {% macro m4_signature(value) -%}
+    {{ m4_signature_from(value, 'TRY_CAST(' ~ value ~ ' AS TIMESTAMP)') }}
+{%- endmacro %}
+
+{% macro m4_signature_from(value, cast) -%}
     CASE
         WHEN NOT (contains({{ value }}, '-') OR contains({{ value }}, ':')) THEN NULL
-        WHEN strftime(TRY_CAST({{ value }} AS TIMESTAMP), '%Y-%m-%d %H:%M:%S') = {{ value }} THEN 'd-d-d d:d:d'
-        WHEN strftime(TRY_CAST({{ value }} AS TIMESTAMP), '%Y-%m-%dT%H:%M:%S') = {{ value }} THEN 'd-d-dTd:d:d'
+        WHEN strftime({{ cast }}, '%Y-%m-%d %H:%M:%S') = {{ value }} THEN 'd-d-d d:d:d'
+        WHEN strftime({{ cast }}, '%Y-%m-%dT%H:%M:%S') = {{ value }} THEN 'd-d-dTd:d:d'
         WHEN strftime(TRY_CAST({{ value }} AS DATE), '%Y-%m-%d') = {{ value }} THEN 'd-d-d'
         ELSE regexp_replace({{ value }}, '[0-9]+', 'd', 'g')
     END
+{%- endmacro %}
+
+{#- A text's naive timestamp cast, only for texts that can be timestamps. -#}
+{% macro m4_timestamp_cast(value) -%}
+    CASE WHEN contains({{ value }}, '-') OR contains({{ value }}, ':') THEN TRY_CAST({{ value }} AS TIMESTAMP) END
 {%- endmacro %}
 
 {#- The timestamp shapes pandas parses with an inferred ISO format. -#}
@@ -51,10 +61,17 @@
     END
 {%- endmacro %}
 
+{#- A cell's text cast to DOUBLE (NULL when it is not a number). A text with ':'
+    is never one, and skipping its cast matters: a failing cast costs several
+    times a succeeding one, and every timestamp cell would fail. -#}
+{% macro m4_double(value) -%}
+    CASE WHEN contains({{ value }}, ':') THEN NULL ELSE TRY_CAST({{ value }} AS DOUBLE) END
+{%- endmacro %}
+
 {#- pandas' float parse of a cell's text (DuckDB's double cast accepts what pandas'
     float parser accepts, except 'nan' and '_' digit separators); FALSE for NULL. -#}
 {% macro m4_is_float(value) -%}
-    COALESCE(NOT isnan(TRY_CAST({{ value }} AS DOUBLE)) AND NOT contains({{ value }}, '_'), FALSE)
+    COALESCE(NOT isnan({{ m4_double(value) }}) AND NOT contains({{ value }}, '_'), FALSE)
 {%- endmacro %}
 
 {#- The same tests from a cell's text and its double cast (`number`, computed once),
@@ -85,9 +102,13 @@
 {%- endmacro %}
 
 {#- A cell's timestamp, parsed with its shape (`signature`, see m4_signature); NULL
-    when it has none pandas parses. -#}
-{% macro m4_timestamp_from(value, signature) -%}
+    when it has none pandas parses. With the cell's naive cast (`cast`), the usual
+    shapes take it instead of parsing again. -#}
+{% macro m4_timestamp_from(value, signature, cast=none) -%}
     CASE
+        {%- if cast %}
+        WHEN {{ signature }} IN ('d-d-d d:d:d', 'd-d-dTd:d:d', 'd-d-d') THEN {{ cast }}
+        {%- endif %}
         WHEN {{ m4_is_timestamp_signature(signature) }}
             THEN {{ m4_parse_timestamp(value, signature) }}
     END

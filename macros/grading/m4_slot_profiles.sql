@@ -28,23 +28,38 @@
     {{ return(result.columns[0].values()[0] | int) }}
 {% endmacro %}
 
-{#- Projections giving each text cell column_<slot> its timestamp shape
-    (signature_<slot>) and, in a following step (m4_cell_timestamps), its timestamp
-    (timestamp_<slot>): two steps, so the shape is computed once per cell. -#}
-{% macro m4_cell_signatures(width) %}
+{#- Three projection steps giving each text cell column_<slot> of a wide relation
+    what its column's profile counts, each computed once per cell and the costly
+    ones only where they can hold (lazily, in CASE): m4_cell_casts its double
+    (number_<slot>) and naive timestamp cast (cast_<slot>); m4_cell_tests the
+    float test and timestamp shape (signature_<slot>, none for a float);
+    m4_cell_kinds the int and boolean tests and the timestamp (timestamp_<slot>). -#}
+{% macro m4_cell_casts(width) %}
     {%- for slot in range(1, width + 1) %}
-        {{ m4_signature('column_' ~ slot) }} AS signature_{{ slot }}{% if not loop.last %},{% endif %}
+        {{ m4_double('column_' ~ slot) }} AS number_{{ slot }},
+        {{ m4_timestamp_cast('column_' ~ slot) }} AS cast_{{ slot }}{% if not loop.last %},{% endif %}
     {%- endfor %}
 {% endmacro %}
 
-{% macro m4_cell_timestamps(width) %}
+{% macro m4_cell_tests(width) %}
     {%- for slot in range(1, width + 1) %}
-        {{ m4_timestamp_from('column_' ~ slot, 'signature_' ~ slot) }} AS timestamp_{{ slot }}{% if not loop.last %},{% endif %}
+        {{ m4_is_float_from('column_' ~ slot, 'number_' ~ slot) }} AS is_float_{{ slot }},
+        CASE WHEN number_{{ slot }} IS NULL THEN {{ m4_signature_from('column_' ~ slot, 'cast_' ~ slot) }} END AS signature_{{ slot }}
+        {%- if not loop.last %},{% endif %}
+    {%- endfor %}
+{% endmacro %}
+
+{% macro m4_cell_kinds(width) %}
+    {%- for slot in range(1, width + 1) %}
+        {{ m4_is_int_from('column_' ~ slot, 'is_float_' ~ slot) }} AS is_int_{{ slot }},
+        {{ m4_is_bool_from('column_' ~ slot, 'is_float_' ~ slot) }} AS is_bool_{{ slot }},
+        {{ m4_timestamp_from('column_' ~ slot, 'signature_' ~ slot, 'cast_' ~ slot) }} AS timestamp_{{ slot }}
+        {%- if not loop.last %},{% endif %}
     {%- endfor %}
 {% endmacro %}
 
 {#- Per-slot aggregates describing columns of text cells (column_<slot>, with
-    signature_<slot> and timestamp_<slot>; rows ordered by row_column): the counts
+    the features of m4_cell_kinds; rows ordered by row_column): the counts
     pandas infers a dtype from, the first present value (its shape is the format
     pandas parses the column with), and the shapes and timestamp parses of the
     present values. -#}
@@ -52,9 +67,9 @@
     {%- for slot in range(1, width + 1) %}
         {%- set v = 'column_' ~ slot %}
         COUNT({{ v }}) AS n_present_{{ slot }},
-        count_if({{ m4_is_float(v) }}) AS n_float_{{ slot }},
-        count_if({{ m4_is_int(v) }}) AS n_int_{{ slot }},
-        count_if(COALESCE({{ m4_is_bool(v) }}, FALSE)) AS n_bool_{{ slot }},
+        count_if(is_float_{{ slot }}) AS n_float_{{ slot }},
+        count_if(is_int_{{ slot }}) AS n_int_{{ slot }},
+        count_if(is_bool_{{ slot }}) AS n_bool_{{ slot }},
         ARG_MIN({{ v }}, {{ row_column }}) FILTER (WHERE {{ v }} IS NOT NULL) AS first_value_{{ slot }},
         MIN(signature_{{ slot }}) AS min_signature_{{ slot }},
         MAX(signature_{{ slot }}) AS max_signature_{{ slot }},

@@ -35,7 +35,7 @@ cells_{{ task_index }} AS (
         {{ agent }},
         truth_present_{{ slot }},
         truth_number_{{ slot }},
-        TRY_CAST({{ agent }} AS DOUBLE) AS as_double_{{ slot }}
+        {{ m4_double(agent) }} AS as_double_{{ slot }}
         {%- if column['temporal'] %},
         truth_timestamp_{{ slot }},
         {{ m4_signature(agent) }} AS signature_{{ slot }}

@@ -7,15 +7,20 @@
 -#}
 {{ config(enabled=var('m4_grading', false)) }}
 {%- set width = m4_grading_width() %}
-WITH shapes AS (
-    SELECT *, {{ m4_cell_signatures(width) }}
+WITH casts AS (
+    SELECT *, {{ m4_cell_casts(width) }}
     FROM {{ ref('int_grading__truth_rows') }}
     WHERE truth_row IS NOT NULL
 ),
 
+tests AS (
+    SELECT *, {{ m4_cell_tests(width) }}
+    FROM casts
+),
+
 cells AS (
-    SELECT *, {{ m4_cell_timestamps(width) }}
-    FROM shapes
+    SELECT *, {{ m4_cell_kinds(width) }}
+    FROM tests
 ),
 
 aggregates AS (
