@@ -5,11 +5,13 @@ from __future__ import annotations
 import json
 import shutil
 
+import duckdb
 import pytest
 from fixtures.grading.fixture import graded_environment
 from typer.testing import CliRunner
 
 from m4agent.cli import app
+from m4agent.grading.truth_cache import TRUTH_MODELS
 
 runner = CliRunner()
 KEYS = {"task", "run_id", "reward", "match_rates", "strict_pass", "checks", "key_precision", "key_recall",
@@ -84,3 +86,37 @@ def test_grade_results_root(env):
     assert forced.exit_code == 0, forced.output
     assert json.loads((root / "a" / "good" / "result.json").read_text())["reward"] == 0.0
     assert len([line for line in forced.stdout.splitlines() if line.startswith("{")]) == 5
+
+
+def _built_models(data_dir) -> set[str]:
+    results = json.loads((data_dir / "dbt" / "grading" / "run_results.json").read_text())["results"]
+    return {r["unique_id"].split(".")[-1] for r in results if r["unique_id"].startswith("model.")}
+
+
+def test_truth_is_rendered_again_only_when_the_reference_changes(tmp_path_factory):
+    data_dir, tasks, truth = graded_environment(tmp_path_factory.mktemp("truth_cache"))
+    output = tmp_path_factory.mktemp("truth_cache_run") / "agent.csv"
+    shutil.copy(truth["fx-meld"], output)
+    args = ["grade", "fx-meld", str(output), "--data-dir", str(data_dir),
+            "--tasks-dir", str(tasks["fx-meld"].path.parent.parent), "--json"]
+
+    first = runner.invoke(app, args)
+    assert first.exit_code == 0, first.output
+    assert _last_json(first.stdout)["reward"] == 1.0
+    assert set(TRUTH_MODELS) <= _built_models(data_dir)
+
+    again = runner.invoke(app, args)  # same task, same reference, same SQL: the truth is reused
+    assert again.exit_code == 0, again.output
+    assert not set(TRUTH_MODELS) & _built_models(data_dir)
+    assert _last_json(again.stdout)["reward"] == 1.0
+
+    con = duckdb.connect(str(data_dir / "mimic_iv.duckdb"))
+    changed = con.execute("UPDATE reference.ref_meld_24h SET meld = meld + 5 "
+                          "WHERE stay_id IN (SELECT stay_id FROM reference.ref_meld_24h ORDER BY stay_id LIMIT 4)"
+                          ).fetchone()[0]
+    con.close()
+    assert changed == 4
+    rebuilt = runner.invoke(app, args)  # the reference changed: rendered again, and the output no longer matches
+    assert rebuilt.exit_code == 0, rebuilt.output
+    assert set(TRUTH_MODELS) <= _built_models(data_dir)
+    assert _last_json(rebuilt.stdout)["match_rates"]["meld"] == pytest.approx(36 / 40)

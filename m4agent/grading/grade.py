@@ -6,7 +6,9 @@ the references in schema ``reference``); ``dbt build`` of ``models/grading``
 (with var ``m4_grading``) scores every run at once and runs the strict checks
 as generic tests whose failures are stored in schema ``grading_failures``;
 the results are read back and, for a results tree, written as each run's
-``result.json``. Each call replaces the previous batch in ``agent_outputs``.
+``result.json``. Each call replaces the previous batch in ``agent_outputs``;
+the rendered truth of the previous call is reused when its tasks, references
+and SQL are unchanged (``truth_cache``).
 """
 
 from __future__ import annotations
@@ -22,8 +24,9 @@ from typing import Any
 import duckdb
 
 from m4agent.errors import M4AgentError
+from m4agent.grading import truth_cache
 from m4agent.grading.loader import Run, load_runs
-from m4agent.paths import database_path
+from m4agent.paths import PROJECT_ROOT, database_path
 from m4agent.registry import TASKS_DIR, Task, all_tasks
 
 GRADING_SELECTOR = "path:models/grading"
@@ -61,29 +64,37 @@ def _connect(data_dir: Path) -> duckdb.DuckDBPyConnection:
         raise M4AgentError(f"cannot open {db} ({exc}); close other programs using it and retry") from exc
 
 
-def _built_references(con: duckdb.DuckDBPyConnection, data_dir: Path) -> set[str]:
-    """Reference tables in schema ``reference`` of the MIMIC-IV or the eICU database."""
+def _attach_eicu(con: duckdb.DuckDBPyConnection, data_dir: Path) -> None:
+    """Attach the eICU database (read-only, as ``eicu``) when there is one."""
     eicu = database_path(data_dir, "eicu")
     attached = {name for (name,) in con.execute("SELECT database_name FROM duckdb_databases()").fetchall()}
     if eicu.exists() and "eicu" not in attached:
         con.execute(f"ATTACH '{eicu}' AS eicu (READ_ONLY)")
+
+
+def _built_references(con: duckdb.DuckDBPyConnection) -> set[str]:
+    """Reference tables in schema ``reference`` of the MIMIC-IV or the (attached) eICU database."""
     rows = con.execute(
         "SELECT table_name FROM information_schema.tables WHERE table_schema = 'reference'"
     ).fetchall()
-    if eicu.exists():
-        con.execute("DETACH eicu")
     return {name for (name,) in rows}
 
 
-def _run_dbt(data_dir: Path) -> None:
+def _project_dir() -> Path:
+    # A trimmed copy of the project (tests, development) runs in the same environment.
+    project = os.environ.get(ENV_PROJECT_DIR)
+    return Path(project) if project else PROJECT_ROOT
+
+
+def _run_dbt(data_dir: Path, exclude: Sequence[str] = ()) -> None:
     from m4agent import dbt_runner
 
     # The same vars on every call: dbt re-uses its saved parse of the project. Which tasks,
     # references and columns to grade is read by the models from agent_outputs at run time.
     args = ["build", "--select", GRADING_SELECTOR, "--vars", json.dumps({"m4_grading": True}), "--quiet"]
-    project = os.environ.get(ENV_PROJECT_DIR)
-    # A trimmed copy of the project (tests, development) runs in the same environment.
-    dbt_runner.invoke(data_dir, args, project_dir=Path(project) if project else None, target="grading")
+    if exclude:
+        args += ["--exclude", *exclude]
+    dbt_runner.invoke(data_dir, args, project_dir=_project_dir(), target="grading")
 
 
 def _failing_runs(con: duckdb.DuckDBPyConnection) -> set[str]:
@@ -153,17 +164,23 @@ def grade_runs(runs: Sequence[Run], data_dir: Path) -> dict[str, dict[str, Any]]
         raise M4AgentError("run ids in one batch must be unique")
     con = _connect(data_dir)
     try:
-        built = _built_references(con, data_dir)
-        missing = sorted({run.task.reference_model for run in runs} - built)
+        _attach_eicu(con, data_dir)
+        missing = sorted({run.task.reference_model for run in runs} - _built_references(con))
         if missing:
             raise M4AgentError(f"reference tables not built: {', '.join(missing)}; run "
                                f"`m4agent reference build --data-dir {data_dir}` first")
         load_runs(con, runs, rows_directory(data_dir))
+        truth = truth_cache.fingerprint(con, [run.task for run in runs], _project_dir())
+        reuse_truth = truth_cache.reusable(con, truth)
+        if not reuse_truth:
+            truth_cache.forget(con)
     finally:
         con.close()
-    _run_dbt(data_dir)
+    _run_dbt(data_dir, exclude=truth_cache.TRUTH_MODELS if reuse_truth else ())
     con = _connect(data_dir)
     try:
+        if not reuse_truth:
+            truth_cache.remember(con, truth)
         return _collect(con, [run.run_id for run in runs])
     finally:
         con.close()

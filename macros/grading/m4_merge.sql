@@ -29,7 +29,8 @@
 {#- Every row of the task's comparable runs with the truth row of its key (NULL
     for a key the truth lacks) and `merged`, true for the first row of a key the
     truth has (the row the left merge keeps); per slot the agent's text
-    (agent_<slot>) beside what the comparison reads of the truth cell. Truth rows
+    (agent_<slot>) beside what the comparison reads of the truth cell (see
+    int_grading__truth_values). Truth rows
     the agent lacks are left out: they never match. -#}
 {% macro m4_merged_rows(task, width, key_width) %}
     SELECT
@@ -43,6 +44,8 @@
         truth.present_{{ slot }} AS truth_present_{{ slot }},
         truth.number_{{ slot }} AS truth_number_{{ slot }},
         truth.render_{{ slot }} AS truth_render_{{ slot }},
+        truth.render_number_{{ slot }} AS truth_render_number_{{ slot }},
+        truth.render_kind_{{ slot }} AS truth_render_kind_{{ slot }},
         truth.timestamp_{{ slot }} AS truth_timestamp_{{ slot }}
         {%- endfor %}
     FROM ({{ m4_agent_rows(task, width, key_width) }}) AS agent

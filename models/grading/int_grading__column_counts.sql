@@ -35,7 +35,10 @@ cells_{{ task_index }} AS (
         {{ agent }},
         truth_present_{{ slot }},
         truth_number_{{ slot }},
-        {{ m4_double(agent) }} AS as_double_{{ slot }}
+        -- an agent cell carrying the truth's text has that text's features (computed once per truth cell)
+        {{ agent }} = truth_render_{{ slot }} AS same_{{ slot }},
+        truth_render_kind_{{ slot }},
+        CASE WHEN {{ agent }} = truth_render_{{ slot }} THEN truth_render_number_{{ slot }} ELSE {{ m4_double(agent) }} END AS as_double_{{ slot }}
         {%- if column['temporal'] %},
         truth_timestamp_{{ slot }},
         {{ m4_signature(agent) }} AS signature_{{ slot }}
@@ -48,7 +51,10 @@ floats_{{ task_index }} AS (
     SELECT
         *
         {%- for column in task['columns'] %},
-        {{ m4_is_float_from('agent_' ~ column['slot'], 'as_double_' ~ column['slot']) }} AS is_float_{{ column['slot'] }}
+        CASE
+            WHEN same_{{ column['slot'] }} THEN truth_render_kind_{{ column['slot'] }} IN (1, 2)
+            ELSE {{ m4_is_float_from('agent_' ~ column['slot'], 'as_double_' ~ column['slot']) }}
+        END AS is_float_{{ column['slot'] }}
         {%- endfor %}
     FROM cells_{{ task_index }}
 ),
@@ -58,8 +64,14 @@ classified_{{ task_index }} AS (
         *
         {%- for column in task['columns'] %}
         {%- set slot = column['slot'] %},
-        {{ m4_is_int_from('agent_' ~ slot, 'is_float_' ~ slot) }} AS is_int_{{ slot }},
-        {{ m4_is_bool_from('agent_' ~ slot, 'is_float_' ~ slot) }} AS is_bool_{{ slot }}
+        CASE
+            WHEN same_{{ slot }} THEN truth_render_kind_{{ slot }} = 2
+            ELSE {{ m4_is_int_from('agent_' ~ slot, 'is_float_' ~ slot) }}
+        END AS is_int_{{ slot }},
+        CASE
+            WHEN same_{{ slot }} THEN truth_render_kind_{{ slot }} = 3
+            ELSE {{ m4_is_bool_from('agent_' ~ slot, 'is_float_' ~ slot) }}
+        END AS is_bool_{{ slot }}
         {%- endfor %}
     FROM floats_{{ task_index }}
 ),

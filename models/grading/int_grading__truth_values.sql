@@ -1,9 +1,13 @@
 {#-
-  One row per (task, truth row): the row's normalised key (typed parts, see
+  One row per (task, truth_row): the row's normalised key (typed parts, see
   m4_key_number / m4_key_timestamp / m4_key_text) and, per slot, what the
   comparison reads of the truth cell: whether it is present, its number
   (pd.to_numeric under the column's dtype), its text (astype("string") under that
-  dtype) and, for columns that may compare as timestamps, its timestamp.
+  dtype) and, for columns that may compare as timestamps, its timestamp. The
+  features of that text (render_number_<slot>, its double; render_kind_<slot>:
+  0 not a number or boolean, 1 float, 2 int, 3 boolean) let the counting pass
+  skip the casts and tests for the agent cells that carry exactly this text,
+  most cells of a good output.
 -#}
 {{ config(enabled=var('m4_grading', false)) }}
 {%- set width = m4_grading_width() %}
@@ -29,19 +33,36 @@ columns_by_task AS (
     INNER JOIN key_counts
         ON profiles.task = key_counts.task
     GROUP BY profiles.task
+),
+
+rendered AS (
+    SELECT
+        truth.task,
+        truth.truth_row,
+        {{ m4_key_parts(key_width, 'truth.', 'columns_by_task.', 'dtype_') }}
+        {%- for slot in range(1, width + 1) %},
+        truth.column_{{ slot }} IS NOT NULL AS present_{{ slot }},
+        {{ m4_numeric('truth.column_' ~ slot, 'columns_by_task.dtype_' ~ slot) }} AS number_{{ slot }},
+        {{ m4_render('truth.column_' ~ slot, 'columns_by_task.dtype_' ~ slot) }} AS render_{{ slot }},
+        CASE WHEN columns_by_task.temporal_{{ slot }} THEN {{ m4_timestamp('truth.column_' ~ slot) }} END AS timestamp_{{ slot }}
+        {%- endfor %}
+    FROM {{ ref('int_grading__truth_rows') }} AS truth
+    INNER JOIN columns_by_task
+        ON truth.task = columns_by_task.task
+    WHERE truth.truth_row IS NOT NULL
 )
 
 SELECT
-    truth.task,
-    truth.truth_row,
-    {{ m4_key_parts(key_width, 'truth.', 'columns_by_task.', 'dtype_') }}
-    {%- for slot in range(1, width + 1) %},
-    truth.column_{{ slot }} IS NOT NULL AS present_{{ slot }},
-    {{ m4_numeric('truth.column_' ~ slot, 'columns_by_task.dtype_' ~ slot) }} AS number_{{ slot }},
-    {{ m4_render('truth.column_' ~ slot, 'columns_by_task.dtype_' ~ slot) }} AS render_{{ slot }},
-    CASE WHEN columns_by_task.temporal_{{ slot }} THEN {{ m4_timestamp('truth.column_' ~ slot) }} END AS timestamp_{{ slot }}
+    *
+    {%- for slot in range(1, width + 1) %}
+    {%- set render = 'render_' ~ slot %},
+    {{ m4_double(render) }} AS render_number_{{ slot }},
+    CASE
+        WHEN {{ render }} IS NULL THEN NULL
+        WHEN {{ m4_is_int(render) }} THEN 2
+        WHEN {{ m4_is_float(render) }} THEN 1
+        WHEN {{ m4_is_bool(render) }} THEN 3
+        ELSE 0
+    END AS render_kind_{{ slot }}
     {%- endfor %}
-FROM {{ ref('int_grading__truth_rows') }} AS truth
-INNER JOIN columns_by_task
-    ON truth.task = columns_by_task.task
-WHERE truth.truth_row IS NOT NULL
+FROM rendered
