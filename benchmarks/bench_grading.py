@@ -75,10 +75,13 @@ def main() -> None:
 
     start = time.perf_counter()
     baseline = {}
+    by_task: dict[str, float] = {}
     for run_json in runs:
         task = tasks[json.loads(run_json.read_text())["task"]]
         run_id = run_json.parent.relative_to(args.work / "runs").as_posix()
+        run_start = time.perf_counter()
         baseline[run_id] = pandas_oracle.grade(task, run_json.parent / "output.csv", truth[task.name])
+        by_task[task.name] = by_task.get(task.name, 0.0) + time.perf_counter() - run_start
     per_run = time.perf_counter() - start
 
     worst = max(abs(ours[r]["reward"] - baseline[r]["reward"]) for r in baseline)
@@ -89,6 +92,10 @@ def main() -> None:
     print(f"ratio (baseline / one pass):               {per_run / one_pass:8.2f}x "
           f"(first call {per_run / first_pass:.2f}x)")
     print(f"largest reward difference: {worst:.2e}; strict verdicts equal on {strict_same}/{len(baseline)}")
+    rows = {name: ours[run_id]["agent_rows"] for run_id in ours for name in [ours[run_id]["task"]]}
+    print("baseline time of the tasks with the most rows (rows per output, baseline seconds for all variants):")
+    for name in sorted(by_task, key=lambda n: -by_task[n])[:3]:
+        print(f"  {name:36s} {rows.get(name, 0):>9,d} rows  {by_task[name]:7.1f} s")
 
 
 if __name__ == "__main__":

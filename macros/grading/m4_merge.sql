@@ -41,10 +41,9 @@
             AND (repeated_keys.kept_row IS NULL OR repeated_keys.kept_row = agent.row_number) AS merged
         {%- for slot in range(1, width + 1) %},
         agent.column_{{ slot }} AS agent_{{ slot }},
-        truth.present_{{ slot }} AS truth_present_{{ slot }},
+        truth.render_{{ slot }} IS NOT NULL AS truth_present_{{ slot }},
         truth.number_{{ slot }} AS truth_number_{{ slot }},
         truth.render_{{ slot }} AS truth_render_{{ slot }},
-        truth.render_number_{{ slot }} AS truth_render_number_{{ slot }},
         truth.render_kind_{{ slot }} AS truth_render_kind_{{ slot }},
         truth.timestamp_{{ slot }} AS truth_timestamp_{{ slot }}
         {%- endfor %}

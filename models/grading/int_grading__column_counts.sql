@@ -38,7 +38,8 @@ cells_{{ task_index }} AS (
         -- an agent cell carrying the truth's text has that text's features (computed once per truth cell)
         {{ agent }} = truth_render_{{ slot }} AS same_{{ slot }},
         truth_render_kind_{{ slot }},
-        CASE WHEN {{ agent }} = truth_render_{{ slot }} THEN truth_render_number_{{ slot }} ELSE {{ m4_double(agent) }} END AS as_double_{{ slot }}
+        -- (the double only counts where the cell is a float, and then the truth's text has it as its number)
+        CASE WHEN {{ agent }} = truth_render_{{ slot }} THEN truth_number_{{ slot }} ELSE {{ m4_double(agent) }} END AS as_double_{{ slot }}
         {%- if column['temporal'] %},
         truth_timestamp_{{ slot }},
         {{ m4_signature(agent) }} AS signature_{{ slot }}

@@ -1,13 +1,13 @@
 {#-
   One row per (task, truth_row): the row's normalised key (typed parts, see
   m4_key_number / m4_key_timestamp / m4_key_text) and, per slot, what the
-  comparison reads of the truth cell: whether it is present, its number
-  (pd.to_numeric under the column's dtype), its text (astype("string") under that
-  dtype) and, for columns that may compare as timestamps, its timestamp. The
-  features of that text (render_number_<slot>, its double; render_kind_<slot>:
-  0 not a number or boolean, 1 float, 2 int, 3 boolean) let the counting pass
-  skip the casts and tests for the agent cells that carry exactly this text,
-  most cells of a good output.
+  comparison reads of the truth cell: its number (pd.to_numeric under the
+  column's dtype), its text (astype("string") under that dtype; NULL exactly when
+  the cell is missing) and, for columns that may compare as timestamps, its
+  timestamp. The kind of that text (render_kind_<slot>: 0 not a number or
+  boolean, 1 float, 2 int, 3 boolean) lets the counting pass skip the casts and
+  tests for the agent cells that carry exactly this text, most cells of a good
+  output (where the kind is a number, the text's double is number_<slot>).
 -#}
 {{ config(enabled=var('m4_grading', false)) }}
 {%- set width = m4_grading_width() %}
@@ -41,7 +41,6 @@ rendered AS (
         truth.truth_row,
         {{ m4_key_parts(key_width, 'truth.', 'columns_by_task.', 'dtype_') }}
         {%- for slot in range(1, width + 1) %},
-        truth.column_{{ slot }} IS NOT NULL AS present_{{ slot }},
         {{ m4_numeric('truth.column_' ~ slot, 'columns_by_task.dtype_' ~ slot) }} AS number_{{ slot }},
         {{ m4_render('truth.column_' ~ slot, 'columns_by_task.dtype_' ~ slot) }} AS render_{{ slot }},
         CASE WHEN columns_by_task.temporal_{{ slot }} THEN {{ m4_timestamp('truth.column_' ~ slot) }} END AS timestamp_{{ slot }}
@@ -56,7 +55,6 @@ SELECT
     *
     {%- for slot in range(1, width + 1) %}
     {%- set render = 'render_' ~ slot %},
-    {{ m4_double(render) }} AS render_number_{{ slot }},
     CASE
         WHEN {{ render }} IS NULL THEN NULL
         WHEN {{ m4_is_int(render) }} THEN 2
