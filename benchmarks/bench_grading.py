@@ -8,10 +8,11 @@ ground truth, and ``--variants`` perturbed copies are written as run folders
 (``<task>/<variant>/output.csv`` + ``run.json``). The campaign is then graded
 with ``grade_results_root`` (load + one ``dbt build`` + result.json files), twice:
 the first call may include dbt's full parse of the project (once per data
-directory; later calls reuse it), the second is the steady state. Then the
+directory) and renders the references (as M4Bench exports its ground truth);
+the second is the steady state, reusing both (``truth_cache``). Then the
 per-run baseline (``pandas_oracle.grade``: read both CSVs, compare with pandas
-as the original does). Prints the times, the ratios and the largest reward
-difference.
+as the original does). Prints the times, the ratios, the largest reward
+difference and the baseline's time on the tasks with the most rows.
 """
 
 from __future__ import annotations
