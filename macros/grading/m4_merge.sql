@@ -1,6 +1,6 @@
 {#-
   M4Bench's merge of one task's agent rows with its truth rows, as SQL compiled
-  for that task (an entry of m4_grading_key_plan). The models that read the
+  for that task (an entry of m4_grading_plan). The models that read the
   agent rows (int_grading__agent_keys) or the merged rows
   (int_grading__column_counts, int_grading__text_matches) inline these queries
   per task: a union of every task's query behind a view cost DuckDB seconds of

@@ -206,7 +206,7 @@ FROM profiled
     kinds or time zones differ from the reference's cannot be merged (it fails
     before comparing), so every comparable run of a task has the reference's key
     kinds, and only the part of that kind is computed (the others are NULL).
-    `keys` is the task's entry of m4_grading_key_plan; `dtypes` prefixes the
+    `keys` is the task's entry of m4_grading_plan; `dtypes` prefixes the
     run's key dtype columns (<dtypes><slot>). -#}
 {% macro m4_typed_key_parts(keys, key_width, cells, dtypes) %}
     {%- for slot in range(1, key_width + 1) %}
@@ -236,42 +236,24 @@ FROM profiled
     {%- endfor -%}
 {%- endmacro %}
 
-{#- The batch's tasks with the reference's key columns: a list of {task, keys:
-    {slot: {kind, has_time_zone}}} (tasks whose reference could not be profiled
-    are left out: none of their runs is comparable). Empty while dbt parses. -#}
-{% macro m4_grading_key_plan() %}
+{#- The batch's tasks, for models that compile one query per task: a list of
+    {task, keys: {slot: {kind, has_time_zone}}, columns: [{slot, column_name,
+    tolerance, temporal}]}: the reference's key columns, and the scored columns
+    (their tolerances become constants; temporal means the truth column can
+    compare as timestamps: it looks temporal and every value parses). Tasks whose
+    reference could not be profiled are left out: none of their runs is
+    comparable. Empty while dbt parses. -#}
+{% macro m4_grading_plan() %}
     {%- if not execute -%}
         {{ return([]) }}
     {%- endif -%}
-    {%- set result = run_query(
+    {%- set keys = run_query(
         "SELECT c.task, c.slot, p.key_kind, p.has_time_zone "
         ~ "FROM " ~ source('agent_outputs', 'task_columns') ~ " AS c "
         ~ "INNER JOIN " ~ ref('int_grading__truth_profiles') ~ " AS p ON c.task = p.task AND c.slot = p.slot "
         ~ "WHERE c.role = 'key' ORDER BY c.task, c.slot"
     ) -%}
-    {%- set plan = [] -%}
-    {%- set by_task = {} -%}
-    {%- for row in result.rows -%}
-        {%- if row['task'] not in by_task -%}
-            {%- do by_task.update({row['task']: {}}) -%}
-            {%- do plan.append({'task': row['task'], 'keys': by_task[row['task']]}) -%}
-        {%- endif -%}
-        {%- do by_task[row['task']].update({row['slot'] | int: {'kind': row['key_kind'],
-                                                               'has_time_zone': row['has_time_zone'] == true}}) -%}
-    {%- endfor -%}
-    {{ return(plan) }}
-{% endmacro %}
-
-{#- The batch's scored columns by task, for models that compile one query per
-    task (only its slots, its tolerances as constants): a list of
-    {task, columns: [{slot, column_name, tolerance, temporal}]}, where temporal
-    means the truth column can compare as timestamps (looks temporal, every
-    value parses). Empty while dbt parses. -#}
-{% macro m4_grading_plan() %}
-    {%- if not execute -%}
-        {{ return([]) }}
-    {%- endif -%}
-    {%- set result = run_query(
+    {%- set scored = run_query(
         "SELECT c.task, c.slot, c.column_name, COALESCE(c.tolerance, 0) AS tolerance, "
         ~ "COALESCE(p.looks_temporal AND p.all_timestamps, FALSE) AS temporal "
         ~ "FROM " ~ source('agent_outputs', 'task_columns') ~ " AS c "
@@ -280,13 +262,18 @@ FROM profiled
     ) -%}
     {%- set plan = [] -%}
     {%- set by_task = {} -%}
-    {%- for row in result.rows -%}
+    {%- for row in keys.rows -%}
         {%- if row['task'] not in by_task -%}
-            {%- do by_task.update({row['task']: []}) -%}
-            {%- do plan.append({'task': row['task'], 'columns': by_task[row['task']]}) -%}
+            {%- do by_task.update({row['task']: {'task': row['task'], 'keys': {}, 'columns': []}}) -%}
+            {%- do plan.append(by_task[row['task']]) -%}
         {%- endif -%}
-        {%- do by_task[row['task']].append({'slot': row['slot'] | int, 'column_name': row['column_name'],
-                                            'tolerance': row['tolerance'] | float, 'temporal': row['temporal']}) -%}
+        {%- do by_task[row['task']]['keys'].update({row['slot'] | int: {
+            'kind': row['key_kind'], 'has_time_zone': row['has_time_zone'] == true}}) -%}
+    {%- endfor -%}
+    {%- for row in scored.rows if row['task'] in by_task -%}
+        {%- do by_task[row['task']]['columns'].append({
+            'slot': row['slot'] | int, 'column_name': row['column_name'],
+            'tolerance': row['tolerance'] | float, 'temporal': row['temporal']}) -%}
     {%- endfor -%}
     {{ return(plan) }}
 {% endmacro %}

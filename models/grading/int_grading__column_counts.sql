@@ -16,10 +16,8 @@
 -- depends_on: {{ ref('int_grading__truth_profiles') }}, {{ ref('int_grading__truth_values') }}, {{ ref('int_grading__runs') }}, {{ ref('int_grading__repeated_keys') }}
 {%- set width = m4_grading_width() %}
 {%- set key_width = m4_grading_key_width() %}
-{%- set keys = {} %}
-{%- for task in m4_grading_key_plan() %}{% do keys.update({task['task']: task}) %}{% endfor %}
 {%- set plan = [] %}
-{%- for task in m4_grading_plan() if task['task'] in keys %}{% do plan.append(task) %}{% endfor %}
+{%- for task in m4_grading_plan() if task['columns'] %}{% do plan.append(task) %}{% endfor %}
 {%- if plan %}
 WITH
 {%- for task in plan %}
@@ -45,7 +43,7 @@ cells_{{ task_index }} AS (
         {{ m4_signature(agent) }} AS signature_{{ slot }}
         {%- endif %}
         {%- endfor %}
-    FROM ({{ m4_merged_rows(keys[task['task']], width, key_width) }}) AS merged_rows
+    FROM ({{ m4_merged_rows(task, width, key_width) }}) AS merged_rows
 ),
 
 floats_{{ task_index }} AS (

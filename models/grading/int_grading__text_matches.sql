@@ -12,10 +12,8 @@
 {%- set width = m4_grading_width() %}
 {%- set key_width = m4_grading_key_width() %}
 {%- set text_runs = m4_grading_text_runs() %}
-{%- set keys = {} %}
-{%- for task in m4_grading_key_plan() %}{% do keys.update({task['task']: task}) %}{% endfor %}
 {%- set plan = [] %}
-{%- for task in m4_grading_plan() if task['task'] in text_runs and task['task'] in keys %}{% do plan.append(task) %}{% endfor %}
+{%- for task in m4_grading_plan() if task['task'] in text_runs and task['columns'] %}{% do plan.append(task) %}{% endfor %}
 WITH text_columns AS (
     SELECT run_number, slot, agent_dtype
     FROM {{ ref('int_grading__column_modes') }}
@@ -45,7 +43,7 @@ matches_{{ task_index }} AS (
             AND merged.truth_render_{{ slot }} = {{ m4_render('merged.agent_' ~ slot, 'text_runs.dtype_' ~ slot) }}
         ) AS text_matches_{{ slot }}
         {%- endfor %}
-    FROM ({{ m4_merged_rows(keys[task['task']], width, key_width) }}) AS merged
+    FROM ({{ m4_merged_rows(task, width, key_width) }}) AS merged
     INNER JOIN text_runs_{{ task_index }} AS text_runs
         ON merged.run_number = text_runs.run_number
     WHERE merged.run_number IN ({{ text_runs[task['task']] }})
