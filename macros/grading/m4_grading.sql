@@ -31,6 +31,12 @@
     END
 {%- endmacro %}
 
+{#- The shapes m4_signature_from recognises by the strftime round trip: naive,
+    and parsed by a plain cast. -#}
+{% macro m4_usual_signatures() -%}
+    ('d-d-d d:d:d', 'd-d-dTd:d:d', 'd-d-d')
+{%- endmacro %}
+
 {#- A text's naive timestamp cast, only for texts that can be timestamps. -#}
 {% macro m4_timestamp_cast(value) -%}
     CASE WHEN contains({{ value }}, '-') OR contains({{ value }}, ':') THEN TRY_CAST({{ value }} AS TIMESTAMP) END
@@ -39,7 +45,7 @@
 {#- The timestamp shapes pandas parses with an inferred ISO format. -#}
 {% macro m4_is_timestamp_signature(signature) -%}
     CASE
-        WHEN {{ signature }} IN ('d-d-d d:d:d', 'd-d-dTd:d:d', 'd-d-d') THEN TRUE
+        WHEN {{ signature }} IN {{ m4_usual_signatures() }} THEN TRUE
         ELSE regexp_full_match({{ signature }}, 'd-d-d([ T]d:d(:d(\.d)?)?(Z|[+-]d(:d)?)?)?')
     END
 {%- endmacro %}
@@ -47,7 +53,7 @@
 {#- Whether a timestamp text carries a time zone (pandas makes it tz-aware). -#}
 {% macro m4_has_time_zone(signature) -%}
     CASE
-        WHEN {{ signature }} IN ('d-d-d d:d:d', 'd-d-dTd:d:d', 'd-d-d') THEN FALSE
+        WHEN {{ signature }} IN {{ m4_usual_signatures() }} THEN FALSE
         ELSE regexp_matches({{ signature }}, 'd:d(:d)?(\.d)?(Z|[+-]d(:d)?)$')
     END
 {%- endmacro %}
@@ -71,7 +77,7 @@
 {#- pandas' float parse of a cell's text (DuckDB's double cast accepts what pandas'
     float parser accepts, except 'nan' and '_' digit separators); FALSE for NULL. -#}
 {% macro m4_is_float(value) -%}
-    COALESCE(NOT isnan({{ m4_double(value) }}) AND NOT contains({{ value }}, '_'), FALSE)
+    {{ m4_is_float_from(value, m4_double(value)) }}
 {%- endmacro %}
 
 {#- The same tests from a cell's text and its double cast (`number`, computed once),
@@ -95,10 +101,7 @@
 
 {#- pandas' int parse of a cell's text: a float without '.', exponent or 'n'. -#}
 {% macro m4_is_int(value) -%}
-    ({{ m4_is_float(value) }} AND NOT (
-        contains({{ value }}, '.') OR contains({{ value }}, 'e') OR contains({{ value }}, 'E')
-        OR contains({{ value }}, 'n') OR contains({{ value }}, 'N')
-    ))
+    {{ m4_is_int_from(value, m4_is_float(value)) }}
 {%- endmacro %}
 
 {#- A cell's timestamp, parsed with its shape (`signature`, see m4_signature); NULL
@@ -107,7 +110,7 @@
 {% macro m4_timestamp_from(value, signature, cast=none) -%}
     CASE
         {%- if cast %}
-        WHEN {{ signature }} IN ('d-d-d d:d:d', 'd-d-dTd:d:d', 'd-d-d') THEN {{ cast }}
+        WHEN {{ signature }} IN {{ m4_usual_signatures() }} THEN {{ cast }}
         {%- endif %}
         WHEN {{ m4_is_timestamp_signature(signature) }}
             THEN {{ m4_parse_timestamp(value, signature) }}

@@ -28,38 +28,44 @@
     {{ return(result.columns[0].values()[0] | int) }}
 {% endmacro %}
 
-{#- Three projection steps giving each text cell column_<slot> of a wide relation
-    what its column's profile counts, each computed once per cell and the costly
-    ones only where they can hold (lazily, in CASE): m4_cell_casts its double
-    (number_<slot>) and naive timestamp cast (cast_<slot>); m4_cell_tests the
-    float test and timestamp shape (signature_<slot>, none for a float);
-    m4_cell_kinds the int and boolean tests and the timestamp (timestamp_<slot>). -#}
-{% macro m4_cell_casts(width) %}
-    {%- for slot in range(1, width + 1) %}
-        {{ m4_double('column_' ~ slot) }} AS number_{{ slot }},
-        {{ m4_timestamp_cast('column_' ~ slot) }} AS cast_{{ slot }}{% if not loop.last %},{% endif %}
-    {%- endfor %}
-{% endmacro %}
-
-{% macro m4_cell_tests(width) %}
-    {%- for slot in range(1, width + 1) %}
-        {{ m4_is_float_from('column_' ~ slot, 'number_' ~ slot) }} AS is_float_{{ slot }},
-        CASE WHEN number_{{ slot }} IS NULL THEN {{ m4_signature_from('column_' ~ slot, 'cast_' ~ slot) }} END AS signature_{{ slot }}
-        {%- if not loop.last %},{% endif %}
-    {%- endfor %}
-{% endmacro %}
-
-{% macro m4_cell_kinds(width) %}
-    {%- for slot in range(1, width + 1) %}
+{#- `cells` (a query or relation with text columns column_1 .. column_<width>)
+    with what each column's profile counts, per cell: computed once per cell, in
+    three nested steps so each step reads the one before, and the costly ones
+    only where they can hold (lazily, in CASE):
+    1. its double (number_<slot>) and naive timestamp cast (cast_<slot>);
+    2. the float test (is_float_<slot>) and timestamp shape (signature_<slot>,
+       none for a number);
+    3. the int and boolean tests (is_int_<slot>, is_bool_<slot>) and the
+       timestamp (timestamp_<slot>). -#}
+{% macro m4_cell_features(cells, width) %}
+    SELECT
+        *
+        {%- for slot in range(1, width + 1) %},
         {{ m4_is_int_from('column_' ~ slot, 'is_float_' ~ slot) }} AS is_int_{{ slot }},
         {{ m4_is_bool_from('column_' ~ slot, 'is_float_' ~ slot) }} AS is_bool_{{ slot }},
         {{ m4_timestamp_from('column_' ~ slot, 'signature_' ~ slot, 'cast_' ~ slot) }} AS timestamp_{{ slot }}
-        {%- if not loop.last %},{% endif %}
-    {%- endfor %}
+        {%- endfor %}
+    FROM (
+        SELECT
+            *
+            {%- for slot in range(1, width + 1) %},
+            {{ m4_is_float_from('column_' ~ slot, 'number_' ~ slot) }} AS is_float_{{ slot }},
+            CASE WHEN number_{{ slot }} IS NULL THEN {{ m4_signature_from('column_' ~ slot, 'cast_' ~ slot) }} END AS signature_{{ slot }}
+            {%- endfor %}
+        FROM (
+            SELECT
+                *
+                {%- for slot in range(1, width + 1) %},
+                {{ m4_double('column_' ~ slot) }} AS number_{{ slot }},
+                {{ m4_timestamp_cast('column_' ~ slot) }} AS cast_{{ slot }}
+                {%- endfor %}
+            FROM {{ cells }}
+        ) AS casts
+    ) AS tests
 {% endmacro %}
 
 {#- Per-slot aggregates describing columns of text cells (column_<slot>, with
-    the features of m4_cell_kinds; rows ordered by row_column): the counts
+    the features of m4_cell_features; rows ordered by row_column): the counts
     pandas infers a dtype from, the first present value (its shape is the format
     pandas parses the column with), and the shapes and timestamp parses of the
     present values. -#}
@@ -150,18 +156,12 @@ FROM profiled
 {% endmacro %}
 
 {#- A key cell (text `value`, its column's key kind and dtype) as typed parts
-    that compare the way pandas merges normalised keys: the number, the
-    timestamp, or pandas' string ('<NA>' for a missing text key). The *_of
-    macros give one part for a kind known in advance. -#}
+    that compare the way pandas merges normalised keys: the number (pd.to_numeric;
+    a numeric key column is all numbers, or all booleans), the timestamp, or
+    pandas' string ('<NA>' for a missing text key). The *_of macros give one part
+    for a kind known in advance. -#}
 {% macro m4_key_number(value, kind, dtype) -%}
-    CASE WHEN {{ kind }} = 'numeric' THEN {{ m4_key_number_of(value, dtype) }} END
-{%- endmacro %}
-
-{% macro m4_key_number_of(value, dtype) -%}
-    CASE
-        WHEN {{ dtype }} IN ('bool', 'objbool') THEN CASE WHEN lower({{ value }}) = 'true' THEN 1.0 ELSE 0.0 END
-        ELSE TRY_CAST({{ value }} AS DOUBLE)
-    END
+    CASE WHEN {{ kind }} = 'numeric' THEN {{ m4_numeric(value, dtype) }} END
 {%- endmacro %}
 
 {#- (A timestamp key column's values all have the shape of its first value, so its
@@ -189,16 +189,7 @@ FROM profiled
 {%- endmacro %}
 
 {% macro m4_key_text_of(value, dtype) -%}
-    COALESCE(
-        CASE
-            WHEN {{ value }} IS NULL THEN NULL
-            WHEN {{ dtype }} IN ('bool', 'objbool') THEN CASE WHEN lower({{ value }}) = 'true' THEN 'True' ELSE 'False' END
-            WHEN {{ dtype }} = 'float' THEN CAST(TRY_CAST({{ value }} AS DOUBLE) AS VARCHAR)
-            WHEN {{ dtype }} = 'int' THEN CAST(TRY_CAST(TRY_CAST({{ value }} AS DOUBLE) AS HUGEINT) AS VARCHAR)
-            ELSE {{ value }}
-        END,
-        '<NA>'
-    )
+    COALESCE({{ m4_render(value, dtype) }}, '<NA>')
 {%- endmacro %}
 
 {#- The key of a comparable run's row as typed parts (key_number_<slot>,
@@ -212,7 +203,7 @@ FROM profiled
     {%- for slot in range(1, key_width + 1) %}
     {%- set key = keys.get(slot) %}
     {%- set value = cells ~ 'column_' ~ slot %}
-    {%- if key and key['kind'] == 'numeric' %}{{ m4_key_number_of(value, dtypes ~ slot) }}{% else %}CAST(NULL AS DOUBLE){% endif %} AS key_number_{{ slot }},
+    {%- if key and key['kind'] == 'numeric' %}{{ m4_numeric(value, dtypes ~ slot) }}{% else %}CAST(NULL AS DOUBLE){% endif %} AS key_number_{{ slot }},
     {%- if key and key['kind'] == 'timestamp' %}{{ m4_key_timestamp_of(value, key['has_time_zone']) }}{% else %}CAST(NULL AS TIMESTAMP){% endif %} AS key_timestamp_{{ slot }},
     {%- if key and key['kind'] == 'text' %}{{ m4_key_text_of(value, dtypes ~ slot) }}{% else %}CAST(NULL AS VARCHAR){% endif %} AS key_text_{{ slot }}
     {%- if not loop.last %},{% endif %}

@@ -6,25 +6,18 @@
 -#}
 {{ config(enabled=var('m4_grading', false)) }}
 {%- set key_width = m4_grading_key_width() %}
-WITH casts AS (
+WITH key_cells AS (
     SELECT
         run_number,
         row_number
         {%- for slot in range(1, key_width + 1) %},
         column_{{ slot }}
-        {%- endfor %},
-        {{ m4_cell_casts(key_width) }}
+        {%- endfor %}
     FROM {{ source('agent_outputs', 'output_rows') }}
 ),
 
-tests AS (
-    SELECT *, {{ m4_cell_tests(key_width) }}
-    FROM casts
-),
-
 cells AS (
-    SELECT *, {{ m4_cell_kinds(key_width) }}
-    FROM tests
+    {{ m4_cell_features('key_cells', key_width) }}
 ),
 
 aggregates AS (

@@ -7,20 +7,14 @@
 -#}
 {{ config(enabled=var('m4_grading', false)) }}
 {%- set width = m4_grading_width() %}
-WITH casts AS (
-    SELECT *, {{ m4_cell_casts(width) }}
+WITH truth AS (
+    SELECT *
     FROM {{ ref('int_grading__truth_rows') }}
     WHERE truth_row IS NOT NULL
 ),
 
-tests AS (
-    SELECT *, {{ m4_cell_tests(width) }}
-    FROM casts
-),
-
 cells AS (
-    SELECT *, {{ m4_cell_kinds(width) }}
-    FROM tests
+    {{ m4_cell_features('truth', width) }}
 ),
 
 aggregates AS (
