@@ -88,9 +88,20 @@ def test_grade_results_root(env):
     assert len([line for line in forced.stdout.splitlines() if line.startswith("{")]) == 5
 
 
-def _built_models(data_dir) -> set[str]:
-    results = json.loads((data_dir / "dbt" / "grading" / "run_results.json").read_text())["results"]
-    return {r["unique_id"].split(".")[-1] for r in results if r["unique_id"].startswith("model.")}
+def _mark_truth_tables(data_dir) -> None:
+    """Comment the truth tables: a table dbt builds again is created anew, without the comment."""
+    con = duckdb.connect(str(data_dir / "mimic_iv.duckdb"))
+    for model in TRUTH_MODELS:
+        con.execute(f"COMMENT ON TABLE grading.{model} IS 'kept'")
+    con.close()
+
+
+def _kept_truth_tables(data_dir) -> set[str]:
+    con = duckdb.connect(str(data_dir / "mimic_iv.duckdb"), read_only=True)
+    kept = {name for (name,) in con.execute(
+        "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'grading' AND comment = 'kept'").fetchall()}
+    con.close()
+    return kept & set(TRUTH_MODELS)
 
 
 def test_truth_is_rendered_again_only_when_the_reference_changes(tmp_path_factory):
@@ -103,11 +114,11 @@ def test_truth_is_rendered_again_only_when_the_reference_changes(tmp_path_factor
     first = runner.invoke(app, args)
     assert first.exit_code == 0, first.output
     assert _last_json(first.stdout)["reward"] == 1.0
-    assert set(TRUTH_MODELS) <= _built_models(data_dir)
+    _mark_truth_tables(data_dir)
 
     again = runner.invoke(app, args)  # same task, same reference, same SQL: the truth is reused
     assert again.exit_code == 0, again.output
-    assert not set(TRUTH_MODELS) & _built_models(data_dir)
+    assert _kept_truth_tables(data_dir) == set(TRUTH_MODELS)
     assert _last_json(again.stdout)["reward"] == 1.0
 
     con = duckdb.connect(str(data_dir / "mimic_iv.duckdb"))
@@ -118,5 +129,5 @@ def test_truth_is_rendered_again_only_when_the_reference_changes(tmp_path_factor
     assert changed == 4
     rebuilt = runner.invoke(app, args)  # the reference changed: rendered again, and the output no longer matches
     assert rebuilt.exit_code == 0, rebuilt.output
-    assert set(TRUTH_MODELS) <= _built_models(data_dir)
+    assert _kept_truth_tables(data_dir) == set()
     assert _last_json(rebuilt.stdout)["match_rates"]["meld"] == pytest.approx(36 / 40)

@@ -91,7 +91,10 @@ def _run_dbt(data_dir: Path, exclude: Sequence[str] = ()) -> None:
 
     # The same vars on every call: dbt re-uses its saved parse of the project. Which tasks,
     # references and columns to grade is read by the models from agent_outputs at run time.
-    args = ["build", "--select", GRADING_SELECTOR, "--vars", json.dumps({"m4_grading": True}), "--quiet"]
+    # Grading reads its results from the database, never dbt's JSON artefacts: not writing
+    # manifest.json and run_results.json saves seconds a call.
+    args = ["build", "--select", GRADING_SELECTOR, "--vars", json.dumps({"m4_grading": True}), "--quiet",
+            "--no-write-json"]
     if exclude:
         args += ["--exclude", *exclude]
     dbt_runner.invoke(data_dir, args, project_dir=_project_dir(), target="grading")
