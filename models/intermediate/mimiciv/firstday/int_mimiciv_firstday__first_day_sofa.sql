@@ -125,63 +125,14 @@ component_scores AS (
     SELECT
         stay_id,
         -- respiration: PaO2/FiO2 < 200 and < 100 count only while invasively ventilated
-        CASE
-            WHEN pao2fio2_vent_min < 100 THEN 4
-            WHEN pao2fio2_vent_min < 200 THEN 3
-            WHEN pao2fio2_novent_min < 300 THEN 2
-            WHEN pao2fio2_novent_min < 400 THEN 1
-            WHEN COALESCE(pao2fio2_vent_min, pao2fio2_novent_min) IS NULL THEN NULL
-            ELSE 0
-        END AS respiration,
-        -- coagulation: platelets (K/uL)
-        CASE
-            WHEN platelet_min < 20 THEN 4
-            WHEN platelet_min < 50 THEN 3
-            WHEN platelet_min < 100 THEN 2
-            WHEN platelet_min < 150 THEN 1
-            WHEN platelet_min IS NULL THEN NULL
-            ELSE 0
-        END AS coagulation,
-        -- liver: bilirubin (mg/dL)
-        CASE
-            WHEN bilirubin_max >= 12.0 THEN 4
-            WHEN bilirubin_max >= 6.0 THEN 3
-            WHEN bilirubin_max >= 2.0 THEN 2
-            WHEN bilirubin_max >= 1.2 THEN 1
-            WHEN bilirubin_max IS NULL THEN NULL
-            ELSE 0
-        END AS liver,
-        -- cardiovascular: vasopressor rates (mcg/kg/min) or MAP < 70 mmHg. As in
-        -- mimic-code, any epinephrine or norepinephrine (<= 0.1) scores 3.
-        CASE
-            WHEN rate_dopamine > 15 OR rate_epinephrine > 0.1 OR rate_norepinephrine > 0.1 THEN 4
-            WHEN rate_dopamine > 5 OR rate_epinephrine <= 0.1 OR rate_norepinephrine <= 0.1 THEN 3
-            WHEN rate_dopamine > 0 OR rate_dobutamine > 0 THEN 2
-            WHEN mbp_min < 70 THEN 1
-            WHEN COALESCE(mbp_min, rate_dopamine, rate_dobutamine, rate_epinephrine, rate_norepinephrine) IS NULL
-                THEN NULL
-            ELSE 0
-        END AS cardiovascular,
-        -- central nervous system: lowest GCS
-        CASE
-            WHEN gcs_min >= 13 AND gcs_min <= 14 THEN 1
-            WHEN gcs_min >= 10 AND gcs_min <= 12 THEN 2
-            WHEN gcs_min >= 6 AND gcs_min <= 9 THEN 3
-            WHEN gcs_min < 6 THEN 4
-            WHEN gcs_min IS NULL THEN NULL
-            ELSE 0
-        END AS cns,
-        -- renal: creatinine (mg/dL) or first-day urine output (mL)
-        CASE
-            WHEN creatinine_max >= 5.0 THEN 4
-            WHEN urineoutput < 200 THEN 4
-            WHEN creatinine_max >= 3.5 AND creatinine_max < 5.0 THEN 3
-            WHEN urineoutput < 500 THEN 3
-            WHEN creatinine_max >= 2.0 AND creatinine_max < 3.5 THEN 2
-            WHEN creatinine_max >= 1.2 AND creatinine_max < 2.0 THEN 1
-            WHEN COALESCE(urineoutput, creatinine_max) IS NULL THEN NULL
-            ELSE 0
-        END AS renal
+        {{ sofa_respiration_score('pao2fio2_vent_min', 'pao2fio2_novent_min') }} AS respiration,
+        {{ sofa_coagulation_score('platelet_min') }} AS coagulation,
+        {{ sofa_liver_score('bilirubin_max') }} AS liver,
+        -- cardiovascular: as in mimic-code, any epinephrine or norepinephrine (<= 0.1) scores 3
+        {{ sofa_cardiovascular_score('mbp_min') }} AS cardiovascular,
+        {{ sofa_cns_score('gcs_min') }} AS cns,
+        -- renal: creatinine or first-day urine output
+        {{ sofa_renal_score('creatinine_max', 'urineoutput') }} AS renal
     FROM score_components
 
 ),

@@ -256,59 +256,13 @@ hourly_scores AS (
     -- Organ scores of the hour alone; NULL when the hour has no data for that organ.
     SELECT
         hourly_components.*,
-        CASE
-            WHEN pao2fio2ratio_vent < 100 THEN 4
-            WHEN pao2fio2ratio_vent < 200 THEN 3
-            WHEN pao2fio2ratio_novent < 300 THEN 2
-            WHEN pao2fio2ratio_vent < 300 THEN 2
-            WHEN pao2fio2ratio_novent < 400 THEN 1
-            WHEN pao2fio2ratio_vent < 400 THEN 1
-            WHEN COALESCE(pao2fio2ratio_vent, pao2fio2ratio_novent) IS NULL THEN NULL
-            ELSE 0
-        END AS respiration,
-        CASE
-            WHEN platelet_min < 20 THEN 4
-            WHEN platelet_min < 50 THEN 3
-            WHEN platelet_min < 100 THEN 2
-            WHEN platelet_min < 150 THEN 1
-            WHEN platelet_min IS NULL THEN NULL
-            ELSE 0
-        END AS coagulation,
-        CASE
-            WHEN bilirubin_max >= 12.0 THEN 4
-            WHEN bilirubin_max >= 6.0 THEN 3
-            WHEN bilirubin_max >= 2.0 THEN 2
-            WHEN bilirubin_max >= 1.2 THEN 1
-            WHEN bilirubin_max IS NULL THEN NULL
-            ELSE 0
-        END AS liver,
-        CASE
-            WHEN rate_dopamine > 15 OR rate_epinephrine > 0.1 OR rate_norepinephrine > 0.1 THEN 4
-            WHEN rate_dopamine > 5 OR rate_epinephrine <= 0.1 OR rate_norepinephrine <= 0.1 THEN 3
-            WHEN rate_dopamine > 0 OR rate_dobutamine > 0 THEN 2
-            WHEN meanbp_min < 70 THEN 1
-            WHEN COALESCE(meanbp_min, rate_dopamine, rate_dobutamine, rate_epinephrine, rate_norepinephrine) IS NULL
-                THEN NULL
-            ELSE 0
-        END AS cardiovascular,
-        CASE
-            WHEN gcs_min >= 13 AND gcs_min <= 14 THEN 1
-            WHEN gcs_min >= 10 AND gcs_min <= 12 THEN 2
-            WHEN gcs_min >= 6 AND gcs_min <= 9 THEN 3
-            WHEN gcs_min < 6 THEN 4
-            WHEN gcs_min IS NULL THEN NULL
-            ELSE 0
-        END AS cns,
-        CASE
-            WHEN creatinine_max >= 5.0 THEN 4
-            WHEN uo_24hr < 200 THEN 4
-            WHEN creatinine_max >= 3.5 AND creatinine_max < 5.0 THEN 3
-            WHEN uo_24hr < 500 THEN 3
-            WHEN creatinine_max >= 2.0 AND creatinine_max < 3.5 THEN 2
-            WHEN creatinine_max >= 1.2 AND creatinine_max < 2.0 THEN 1
-            WHEN COALESCE(uo_24hr, creatinine_max) IS NULL THEN NULL
-            ELSE 0
-        END AS renal
+        -- respiration: as mimic-code's sofa.sql, ventilated ratios under 300 and 400 score 2 and 1
+        {{ sofa_respiration_score('pao2fio2ratio_vent', 'pao2fio2ratio_novent', vent_ratios_score_low_points=true) }} AS respiration,
+        {{ sofa_coagulation_score('platelet_min') }} AS coagulation,
+        {{ sofa_liver_score('bilirubin_max') }} AS liver,
+        {{ sofa_cardiovascular_score('meanbp_min') }} AS cardiovascular,
+        {{ sofa_cns_score('gcs_min') }} AS cns,
+        {{ sofa_renal_score('creatinine_max', 'uo_24hr') }} AS renal
     FROM hourly_components
 
 ),
