@@ -95,83 +95,16 @@ component_scores AS (
         subject_id,
         hadm_id,
         stay_id,
-        CASE
-            WHEN preiculos IS NULL THEN NULL
-            WHEN preiculos < 10.2 THEN 5
-            WHEN preiculos < 297 THEN 3
-            WHEN preiculos < 1440 THEN 0
-            WHEN preiculos < 18708 THEN 2
-            ELSE 1
-        END AS preiculos_score,
-        CASE
-            WHEN age IS NULL THEN NULL
-            WHEN age < 24 THEN 0
-            WHEN age <= 53 THEN 3
-            WHEN age <= 77 THEN 6
-            WHEN age <= 89 THEN 9
-            WHEN age >= 90 THEN 7
-            ELSE 0
-        END AS age_score,
-        CASE
-            WHEN gcs_min IS NULL THEN NULL
-            WHEN gcs_min <= 7 THEN 10
-            WHEN gcs_min < 14 THEN 4
-            WHEN gcs_min = 14 THEN 3
-            ELSE 0
-        END AS gcs_score,
-        CASE
-            WHEN heart_rate_max IS NULL THEN NULL
-            WHEN heart_rate_max > 125 THEN 6
-            WHEN heart_rate_min < 33 THEN 4
-            WHEN heart_rate_max >= 107 AND heart_rate_max <= 125 THEN 3
-            WHEN heart_rate_max >= 89 AND heart_rate_max <= 106 THEN 1
-            ELSE 0
-        END AS heart_rate_score,
-        CASE
-            WHEN mbp_min IS NULL THEN NULL
-            WHEN mbp_min < 20.65 THEN 4
-            WHEN mbp_min < 51 THEN 3
-            WHEN mbp_max > 143.44 THEN 3
-            WHEN mbp_min >= 51 AND mbp_min < 61.33 THEN 2
-            ELSE 0
-        END AS mbp_score,
-        CASE
-            WHEN resp_rate_min IS NULL THEN NULL
-            WHEN resp_rate_min < 6 THEN 10
-            WHEN resp_rate_max > 44 THEN 9
-            WHEN resp_rate_max > 30 THEN 6
-            WHEN resp_rate_max > 22 THEN 1
-            WHEN resp_rate_min < 13 THEN 1
-            ELSE 0
-        END AS resp_rate_score,
-        CASE
-            WHEN temperature_max IS NULL THEN NULL
-            WHEN temperature_max > 39.88 THEN 6
-            WHEN temperature_min >= 33.22 AND temperature_min <= 35.93 THEN 4
-            WHEN temperature_max >= 33.22 AND temperature_max <= 35.93 THEN 4
-            WHEN temperature_min < 33.22 THEN 3
-            WHEN temperature_min > 35.93 AND temperature_min <= 36.39 THEN 2
-            WHEN temperature_max >= 36.89 AND temperature_max <= 39.88 THEN 2
-            ELSE 0
-        END AS temp_score,
-        CASE
-            WHEN urineoutput IS NULL THEN NULL
-            WHEN urineoutput < 671.09 THEN 10
-            WHEN urineoutput > 6896.80 THEN 8
-            WHEN urineoutput >= 671.09 AND urineoutput <= 1426.99 THEN 5
-            WHEN urineoutput >= 1427.00 AND urineoutput <= 2544.14 THEN 1
-            ELSE 0
-        END AS urineoutput_score,
-        CASE
-            WHEN mechvent IS NULL THEN NULL
-            WHEN mechvent = 1 THEN 9
-            ELSE 0
-        END AS mechvent_score,
-        CASE
-            WHEN electivesurgery IS NULL THEN NULL
-            WHEN electivesurgery = 1 THEN 0
-            ELSE 6
-        END AS electivesurgery_score
+        {{ oasis_points('preiculos') }} AS preiculos_score,
+        {{ oasis_points('age') }} AS age_score,
+        {{ oasis_points('gcs') }} AS gcs_score,
+        {{ oasis_points('heart_rate') }} AS heart_rate_score,
+        {{ oasis_points('mbp') }} AS mbp_score,
+        {{ oasis_points('resp_rate') }} AS resp_rate_score,
+        {{ oasis_points('temperature') }} AS temp_score,
+        {{ oasis_points('urineoutput') }} AS urineoutput_score,
+        {{ oasis_points('mechvent') }} AS mechvent_score,
+        {{ oasis_points('electivesurgery') }} AS electivesurgery_score
     FROM first_day_values
 )
 
