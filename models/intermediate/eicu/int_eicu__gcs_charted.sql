@@ -19,7 +19,7 @@ gcs_rows AS (
         nursecharting.patientunitstayid,
         nursecharting.nursingchartoffset AS chartoffset,
         gcs_cells.gcs_component,
-        TRY_CAST(nursecharting.nursingchartvalue AS DECIMAL(18, 3)) AS valuenum
+        {{ dbt.safe_cast('nursecharting.nursingchartvalue', 'DECIMAL(18, 3)') }} AS valuenum
     FROM {{ ref('stg_eicu_crd__nursecharting') }} AS nursecharting
     INNER JOIN gcs_cells
         ON nursecharting.nursingchartcelltypevallabel = gcs_cells.nursingchartcelltypevallabel

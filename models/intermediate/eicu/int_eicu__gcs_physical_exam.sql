@@ -24,5 +24,5 @@ SELECT
     patientunitstayid,
     physicalexamoffset,
     physicalexampath,
-    TRY_CAST(physicalexamvalue AS DECIMAL(18, 3)) AS gcs
+    {{ dbt.safe_cast('physicalexamvalue', 'DECIMAL(18, 3)') }} AS gcs
 FROM gcs_exam_rows

@@ -22,7 +22,7 @@ vital_rows AS (
         vital_cells.vital,
         vital_cells.valid_low,
         vital_cells.valid_high,
-        TRY_CAST(nursecharting.nursingchartvalue AS DECIMAL(18, 3)) AS valuenum
+        {{ dbt.safe_cast('nursecharting.nursingchartvalue', 'DECIMAL(18, 3)') }} AS valuenum
     FROM {{ ref('stg_eicu_crd__nursecharting') }} AS nursecharting
     INNER JOIN vital_cells
         ON nursecharting.nursingchartcelltypevallabel = vital_cells.nursingchartcelltypevallabel

@@ -33,7 +33,7 @@ age_years AS (
     -- age is text: '> 89' counts as 91, '' and other text as missing
     SELECT
         patientunitstayid,
-        MAX(CASE WHEN age = '> 89' THEN 91 ELSE TRY_CAST(age AS INTEGER) END) AS age_years
+        MAX(CASE WHEN age = '> 89' THEN 91 ELSE {{ dbt.safe_cast('age', 'INTEGER') }} END) AS age_years
     FROM {{ ref('stg_eicu_crd__patient') }}
     GROUP BY patientunitstayid
 

@@ -31,7 +31,7 @@ cultures AS (
     SELECT
         micro_specimen_id,
         MAX(subject_id) AS subject_id,
-        TRY_CAST(MAX(chartdate) AS DATE) AS chartdate,
+        {{ dbt.safe_cast('MAX(chartdate)', 'DATE') }} AS chartdate,
         MAX(charttime) AS charttime,
         MAX(spec_type_desc) AS spec_type_desc,
         MAX(

@@ -33,14 +33,13 @@ interval_doses AS (
         starttime,
         endtime,
         ROUND(
-            TRY_CAST(
+            {{ dbt.safe_cast("
                 COALESCE(norepinephrine, 0)
                 + COALESCE(epinephrine, 0)
                 + COALESCE(phenylephrine / 10, 0)
                 + COALESCE(dopamine / 100, 0)
                 + COALESCE(vasopressin * 2.5 / 60, 0)
-                AS DECIMAL
-            ),
+            ", 'DECIMAL') }},
             4
         ) AS norepinephrine_equivalent_dose
     FROM vasopressor_intervals

@@ -52,14 +52,13 @@ equivalent_doses AS (
         va.starttime,
         va.endtime,
         ROUND(
-            TRY_CAST(
+            {{ dbt.safe_cast("
                 COALESCE(va.norepinephrine * f.norepinephrine_multiplier / f.norepinephrine_divisor, 0)
                 + COALESCE(va.epinephrine * f.epinephrine_multiplier / f.epinephrine_divisor, 0)
                 + COALESCE(va.phenylephrine * f.phenylephrine_multiplier / f.phenylephrine_divisor, 0)
                 + COALESCE(va.dopamine * f.dopamine_multiplier / f.dopamine_divisor, 0)
                 + COALESCE(va.vasopressin * f.vasopressin_multiplier / f.vasopressin_divisor, 0)
-                AS DECIMAL
-            ),
+            ", 'DECIMAL') }},
             4
         ) AS norepinephrine_equivalent_dose
     FROM vasoactive_intervals AS va

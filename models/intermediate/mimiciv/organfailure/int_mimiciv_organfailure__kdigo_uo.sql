@@ -94,15 +94,15 @@ output_rates AS (
         ur.urineoutput_24hr,
         CASE
             WHEN ur.uo_tm_6hr >= 6 AND ur.uo_tm_6hr < 12
-                THEN ROUND(TRY_CAST(ur.urineoutput_6hr / wd.weight / ur.uo_tm_6hr AS DECIMAL), 4)
+                THEN ROUND({{ dbt.safe_cast('ur.urineoutput_6hr / wd.weight / ur.uo_tm_6hr', 'DECIMAL') }}, 4)
         END AS uo_rt_6hr,
         CASE
             WHEN ur.uo_tm_12hr >= 12
-                THEN ROUND(TRY_CAST(ur.urineoutput_12hr / wd.weight / ur.uo_tm_12hr AS DECIMAL), 4)
+                THEN ROUND({{ dbt.safe_cast('ur.urineoutput_12hr / wd.weight / ur.uo_tm_12hr', 'DECIMAL') }}, 4)
         END AS uo_rt_12hr,
         CASE
             WHEN ur.uo_tm_24hr >= 24
-                THEN ROUND(TRY_CAST(ur.urineoutput_24hr / wd.weight / ur.uo_tm_24hr AS DECIMAL), 4)
+                THEN ROUND({{ dbt.safe_cast('ur.urineoutput_24hr / wd.weight / ur.uo_tm_24hr', 'DECIMAL') }}, 4)
         END AS uo_rt_24hr,
         ur.uo_tm_6hr,
         ur.uo_tm_12hr,

@@ -109,7 +109,7 @@ initial_scores AS (
         sodium_score,
         CASE
             WHEN creatinine_score + bilirubin_score + inr_score > 4 THEN 40.0
-            ELSE ROUND(TRY_CAST(creatinine_score + bilirubin_score + inr_score AS DECIMAL), 1) * 10
+            ELSE ROUND({{ dbt.safe_cast('creatinine_score + bilirubin_score + inr_score', 'DECIMAL') }}, 1) * 10
         END AS meld_initial
     FROM component_scores
 
