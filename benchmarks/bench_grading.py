@@ -11,8 +11,9 @@ the first call may include dbt's full parse of the project (once per data
 directory) and renders the references (as M4Bench exports its ground truth);
 the second is the steady state, reusing both (``truth_cache``). Then the
 per-run baseline (``pandas_oracle.grade``: read both CSVs, compare with pandas
-as the original does). Prints the times, the ratios, the largest reward
-difference and the baseline's time on the tasks with the most rows.
+as the original does). Prints the times (each call split into loading the CSVs,
+dbt, and reading the results), the ratios, the largest reward difference and the
+baseline's time on the tasks with the most rows.
 """
 
 from __future__ import annotations
@@ -67,10 +68,11 @@ def main() -> None:
     runs = sorted((args.work / "runs").glob("*/*/run.json"))
     print(f"{len(runs)} outputs ({len(tasks)} tasks x {args.variants} variants)")
 
-    passes = []
+    passes, phases = [], []
     for _ in range(2):
+        phases.append({})
         start = time.perf_counter()
-        ours = grade_results_root(args.work / "runs", data_dir, force=True)
+        ours = grade_results_root(args.work / "runs", data_dir, force=True, phases=phases[-1])
         passes.append(time.perf_counter() - start)
     first_pass, one_pass = passes
 
@@ -89,6 +91,8 @@ def main() -> None:
     strict_same = sum(ours[r]["strict_pass"] == baseline[r]["strict_pass"] for r in baseline)
     print(f"one pass, first call (may parse):          {first_pass:8.1f} s")
     print(f"one pass (load + dbt build + result.json): {one_pass:8.1f} s")
+    for name, seconds in (("first", phases[0]), ("one pass", phases[1])):
+        print(f"  {name:8s}: " + ", ".join(f"{phase} {value:.1f} s" for phase, value in seconds.items()))
     print(f"per-run pandas baseline:                   {per_run:8.1f} s")
     print(f"ratio (baseline / one pass):               {per_run / one_pass:8.2f}x "
           f"(first call {per_run / first_pass:.2f}x)")

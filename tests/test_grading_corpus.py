@@ -28,8 +28,9 @@ def graded(tmp_path_factory):
     data_dir, tasks, truth = graded_environment(root)
     cases = build_corpus(root / "corpus", truth)
     runs = [Run(case, tasks[task], path) for case, task, path in cases]
-    results = grade_runs(runs, data_dir)
-    return data_dir, tasks, truth, cases, results
+    phases: dict[str, float] = {}
+    results = grade_runs(runs, data_dir, phases)
+    return data_dir, tasks, truth, cases, results, phases
 
 
 def _same(ours: dict, theirs: dict) -> list[str]:
@@ -51,7 +52,7 @@ def _same(ours: dict, theirs: dict) -> list[str]:
 
 
 def test_corpus_covers_the_failure_modes(graded):
-    _, _, _, cases, results = graded
+    _, _, _, cases, results, _ = graded
     assert len(cases) >= 25
     assert set(results) == {case for case, _, _ in cases}
     for case, _, _ in cases:
@@ -95,7 +96,7 @@ def test_known_outcomes(graded):
 
 
 def test_scores_equal_the_pandas_oracle(graded):
-    _, tasks, truth, cases, results = graded
+    _, tasks, truth, cases, results, _ = graded
     mismatches = {}
     for case, task, path in cases:
         expected = pandas_oracle.grade(tasks[task], path, truth[task])
@@ -107,7 +108,7 @@ def test_scores_equal_the_pandas_oracle(graded):
 
 @pytest.mark.skipif(not original.available(), reason="mirror of hannesill/m4 not present")
 def test_scores_equal_m4bench_own_code(graded):
-    _, tasks, truth, cases, results = graded
+    _, tasks, truth, cases, results, _ = graded
     mismatches = {}
     for case, task, path in cases:
         expected = original.evaluate(tasks[task].path, path, truth[task])
@@ -118,7 +119,7 @@ def test_scores_equal_m4bench_own_code(graded):
 
 
 def test_dbt_tests_model_and_expectations_agree(graded):
-    data_dir, tasks, _, cases, results = graded
+    data_dir, tasks, _, cases, results, _ = graded
     con = duckdb.connect(str(data_dir / "mimic_iv.duckdb"))
     try:
         model = dict(con.execute("SELECT run_id, strict_pass FROM grading.grading_results").fetchall())
@@ -129,3 +130,10 @@ def test_dbt_tests_model_and_expectations_agree(graded):
                 for case, _, _ in cases}
     assert {case: v for case, v in verdicts.items() if len(set(v)) > 1} == {}
     assert any(all(v) for v in verdicts.values()) and any(not any(v) for v in verdicts.values())
+
+
+def test_grading_reports_where_its_time_goes(graded):
+    phases = graded[5]
+    assert set(phases) == {"load", "dbt", "results"}
+    assert all(seconds > 0 for seconds in phases.values())
+    assert phases["dbt"] > phases["results"]  # dbt builds every grading model; results is one query

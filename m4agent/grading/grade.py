@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -159,8 +160,13 @@ def _collect(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str]) -> dict[str
     return results
 
 
-def grade_runs(runs: Sequence[Run], data_dir: Path) -> dict[str, dict[str, Any]]:
-    """Grade a batch of runs in one dbt invocation; results by run_id."""
+def grade_runs(runs: Sequence[Run], data_dir: Path,
+               phases: dict[str, float] | None = None) -> dict[str, dict[str, Any]]:
+    """Grade a batch of runs in one dbt invocation; results by run_id.
+
+    ``phases``, when given, receives the seconds spent loading the CSVs (``load``),
+    in dbt (``dbt``) and reading the results back (``results``)."""
+    phases = {} if phases is None else phases
     if not runs:
         return {}
     if len({run.run_id for run in runs}) != len(runs):
@@ -172,14 +178,19 @@ def grade_runs(runs: Sequence[Run], data_dir: Path) -> dict[str, dict[str, Any]]
         if missing:
             raise M4AgentError(f"reference tables not built: {', '.join(missing)}; run "
                                f"`m4agent reference build --data-dir {data_dir}` first")
+        started = time.perf_counter()
         load_runs(con, runs, rows_directory(data_dir))
+        phases["load"] = time.perf_counter() - started
         truth = truth_cache.fingerprint(con, [run.task for run in runs], _project_dir())
         reuse_truth = truth_cache.reusable(con, truth)
         if not reuse_truth:
             truth_cache.forget(con)
     finally:
         con.close()
+    started = time.perf_counter()
     _run_dbt(data_dir, exclude=truth_cache.TRUTH_MODELS if reuse_truth else ())
+    phases["dbt"] = time.perf_counter() - started
+    started = time.perf_counter()
     con = _connect(data_dir)
     try:
         if not reuse_truth:
@@ -187,6 +198,7 @@ def grade_runs(runs: Sequence[Run], data_dir: Path) -> dict[str, dict[str, Any]]
         return _collect(con, [run.run_id for run in runs])
     finally:
         con.close()
+        phases["results"] = time.perf_counter() - started
 
 
 def _single_run_id(output: Path) -> str:
@@ -242,9 +254,10 @@ def _problem_result(batch_run: BatchRun, run_id: str) -> dict[str, Any]:
     }
 
 
-def grade_results_root(root: Path, data_dir: Path, force: bool = False,
-                       tasks_dir: Path = TASKS_DIR) -> dict[str, dict[str, Any]]:
-    """Grade every run folder under ``root`` in one pass and write each ``result.json``."""
+def grade_results_root(root: Path, data_dir: Path, force: bool = False, tasks_dir: Path = TASKS_DIR,
+                       phases: dict[str, float] | None = None) -> dict[str, dict[str, Any]]:
+    """Grade every run folder under ``root`` in one pass and write each ``result.json``
+    (``phases``: see grade_runs)."""
     if not root.is_dir():
         raise M4AgentError(f"results root {root} is not a directory")
     batch = [b for b in discover_runs(root, all_tasks(tasks_dir))
@@ -256,7 +269,7 @@ def grade_results_root(root: Path, data_dir: Path, force: bool = False,
             written[run_id] = _problem_result(batch_run, run_id)
             write_json_atomic(batch_run.folder / "result.json", written[run_id])
     runs = [b.run for b in batch if b.run is not None]
-    results = grade_runs(runs, data_dir)
+    results = grade_runs(runs, data_dir, phases)
     for batch_run in batch:
         if batch_run.run is None:
             continue
