@@ -97,7 +97,7 @@ def main() -> None:
     print(f"ratio (baseline / one pass):               {per_run / one_pass:8.2f}x "
           f"(first call {per_run / first_pass:.2f}x)")
     print(f"largest reward difference: {worst:.2e}; strict verdicts equal on {strict_same}/{len(baseline)}")
-    rows = {name: ours[run_id]["agent_rows"] for run_id in ours for name in [ours[run_id]["task"]]}
+    rows = {result["task"]: result["agent_rows"] for result in ours.values()}
     print("baseline time of the tasks with the most rows (rows per output, baseline seconds for all variants):")
     for name in sorted(by_task, key=lambda n: -by_task[n])[:3]:
         print(f"  {name:36s} {rows.get(name, 0):>9,d} rows  {by_task[name]:7.1f} s")
