@@ -84,7 +84,8 @@ def test_unreadable_outputs_score_zero_with_reason(graded, case, reason):
 def test_known_outcomes(graded):
     results = graded[4]
     for perfect in ("perfect", "utf8_bom", "crlf_shuffled", "quoted_newlines", "keys_as_float_text",
-                    "vaso_perfect", "vaso_iso_t", "labels_perfect", "labels_bool_as_int"):
+                    "vaso_perfect", "vaso_iso_t", "vaso_us_dates", "vaso_us_date_keys", "vaso_us_dates_no_seconds",
+                    "vaso_year_first_slashes", "labels_perfect", "labels_bool_as_int"):
         assert results[perfect]["reward"] == 1.0 and results[perfect]["strict_pass"], perfect
     assert results["header_only"]["checks"][1] == {
         "name": "test_output_is_valid_csv", "passed": False, "detail": "Output CSV is empty"}
@@ -93,6 +94,11 @@ def test_known_outcomes(graded):
     fabricated = results["fabricated_keys"]
     assert fabricated["extra_keys"] == 13 and fabricated["key_precision"] == pytest.approx(40 / 53)
     assert results["missing_rows"]["key_recall"] == pytest.approx(30 / 40)
+    # day/month/year dates: read month first unless the first value's day is above 12
+    assert 0.0 < results["vaso_day_first_ambiguous"]["match_rates"]["endtime"] < 1.0
+    assert results["vaso_day_first_dates"]["match_rates"]["endtime"] == pytest.approx(29 / 30)
+    day_first_keys = results["vaso_day_first_keys"]
+    assert day_first_keys["extra_keys"] == 1 and day_first_keys["key_recall"] == pytest.approx(29 / 30)
 
 
 def test_scores_equal_the_pandas_oracle(graded):

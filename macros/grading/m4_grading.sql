@@ -12,21 +12,25 @@
 
 {#- The shape of a timestamp text: digit runs collapsed to 'd'. pandas infers one
     format from a column's first value and parses every other value with it.
-    NULL for a text with neither '-' nor ':' (it cannot be a timestamp). The usual
+    NULL for a text with none of '-', ':' and '/' (it cannot be a timestamp). The usual
     shapes are recognised by a round trip through strftime (cheap, and exact: a
     text equal to strftime's output has that shape); any other text goes through
-    the regular expression. m4_signature_from takes the text's timestamp cast
-    (`cast`, computed once: see m4_timestamp_cast). -#}
+    the regular expression. In a text with '/' a four-digit year is marked 'Y'
+    (month/day/year and year/month/day dates, m4_slash_signatures).
+    m4_signature_from takes the text's timestamp cast (`cast`, computed once: see
+    m4_timestamp_cast). -#}
 {% macro m4_signature(value) -%}
     {{ m4_signature_from(value, 'TRY_CAST(' ~ value ~ ' AS TIMESTAMP)') }}
 {%- endmacro %}
 
 {% macro m4_signature_from(value, cast) -%}
     CASE
-        WHEN NOT (contains({{ value }}, '-') OR contains({{ value }}, ':')) THEN NULL
+        WHEN NOT (contains({{ value }}, '-') OR contains({{ value }}, ':') OR contains({{ value }}, '/')) THEN NULL
         WHEN strftime({{ cast }}, '%Y-%m-%d %H:%M:%S') = {{ value }} THEN 'd-d-d d:d:d'
         WHEN strftime({{ cast }}, '%Y-%m-%dT%H:%M:%S') = {{ value }} THEN 'd-d-dTd:d:d'
         WHEN strftime(TRY_CAST({{ value }} AS DATE), '%Y-%m-%d') = {{ value }} THEN 'd-d-d'
+        WHEN contains({{ value }}, '/') THEN regexp_replace(
+            regexp_replace({{ value }}, '(^|/)[0-9]{4}(/| |$)', '\1Y\2', 'g'), '[0-9]+', 'd', 'g')
         ELSE regexp_replace({{ value }}, '[0-9]+', 'd', 'g')
     END
 {%- endmacro %}
@@ -37,15 +41,46 @@
     ('d-d-d d:d:d', 'd-d-dTd:d:d', 'd-d-d')
 {%- endmacro %}
 
+{#- The slash-separated shapes pandas parses with the format it infers from the
+    first value: month/day/year (day/month/year when the first value's first
+    number is above 12, m4_day_first) or year/month/day, each with or without
+    hours and minutes or hours, minutes and seconds. -#}
+{% macro m4_slash_signatures() -%}
+    ('d/d/Y', 'd/d/Y d:d', 'd/d/Y d:d:d', 'Y/d/d', 'Y/d/d d:d', 'Y/d/d d:d:d')
+{%- endmacro %}
+
+{#- Whether pandas reads a column whose first value is `value` (of shape
+    `signature`) day first: a day/month/year date whose first number cannot be a month. -#}
+{% macro m4_day_first(value, signature) -%}
+    COALESCE({{ signature }} LIKE 'd/d/Y%' AND TRY_CAST(split_part({{ value }}, '/', 1) AS INTEGER) > 12, FALSE)
+{%- endmacro %}
+
+{#- A slash-shaped text's timestamp (strptime with the format of its shape),
+    month first or (day_first) day first; NULL when it does not parse. -#}
+{% macro m4_parse_slash(value, signature, day_first=false) -%}
+    {%- set date_part = '%d/%m/%Y' if day_first else '%m/%d/%Y' -%}
+    CASE {{ signature }}
+        WHEN 'd/d/Y' THEN try_strptime({{ value }}, '{{ date_part }}')
+        WHEN 'd/d/Y d:d' THEN try_strptime({{ value }}, '{{ date_part }} %H:%M')
+        WHEN 'd/d/Y d:d:d' THEN try_strptime({{ value }}, '{{ date_part }} %H:%M:%S')
+        {%- if not day_first %}
+        WHEN 'Y/d/d' THEN try_strptime({{ value }}, '%Y/%m/%d')
+        WHEN 'Y/d/d d:d' THEN try_strptime({{ value }}, '%Y/%m/%d %H:%M')
+        WHEN 'Y/d/d d:d:d' THEN try_strptime({{ value }}, '%Y/%m/%d %H:%M:%S')
+        {%- endif %}
+    END
+{%- endmacro %}
+
 {#- A text's naive timestamp cast, only for texts that can be timestamps. -#}
 {% macro m4_timestamp_cast(value) -%}
     CASE WHEN contains({{ value }}, '-') OR contains({{ value }}, ':') THEN TRY_CAST({{ value }} AS TIMESTAMP) END
 {%- endmacro %}
 
-{#- The timestamp shapes pandas parses with an inferred ISO format. -#}
+{#- The timestamp shapes pandas parses with the format it infers (ISO, or slash dates). -#}
 {% macro m4_is_timestamp_signature(signature) -%}
     CASE
         WHEN {{ signature }} IN {{ m4_usual_signatures() }} THEN TRUE
+        WHEN {{ signature }} IN {{ m4_slash_signatures() }} THEN TRUE
         ELSE regexp_full_match({{ signature }}, 'd-d-d([ T]d:d(:d(\.d)?)?(Z|[+-]d(:d)?)?)?')
     END
 {%- endmacro %}
@@ -58,9 +93,10 @@
     END
 {%- endmacro %}
 
-{#- Parse a timestamp text (UTC for tz-aware values); NULL when it does not parse. -#}
+{#- Parse a timestamp text (UTC for tz-aware values; slash dates month first); NULL when it does not parse. -#}
 {% macro m4_parse_timestamp(value, signature) -%}
     CASE
+        WHEN {{ signature }} IN {{ m4_slash_signatures() }} THEN {{ m4_parse_slash(value, signature) }}
         WHEN {{ m4_has_time_zone(signature) }}
             THEN timezone('UTC', TRY_CAST({{ value }} AS TIMESTAMPTZ))
         ELSE TRY_CAST({{ value }} AS TIMESTAMP)

@@ -15,7 +15,7 @@
     SELECT
         runs.run_number,
         output_rows.row_number,
-        {{ m4_typed_key_parts(task['keys'], key_width, 'output_rows.', 'runs.key_dtype_') }}
+        {{ m4_typed_key_parts(task['keys'], key_width, 'output_rows.', 'runs.key_dtype_', 'runs.key_day_first_') }}
         {%- for slot in range(1, width + 1) %},
         output_rows.column_{{ slot }}
         {%- endfor %}

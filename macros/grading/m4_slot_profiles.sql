@@ -36,14 +36,18 @@
     2. the float test (is_float_<slot>) and timestamp shape (signature_<slot>,
        none for a number);
     3. the int and boolean tests (is_int_<slot>, is_bool_<slot>) and the
-       timestamp (timestamp_<slot>). -#}
+       timestamp (timestamp_<slot>; timestamp_dm_<slot>: a day/month/year date
+       read day first). -#}
 {% macro m4_cell_features(cells, width) %}
     SELECT
         *
         {%- for slot in range(1, width + 1) %},
         {{ m4_is_int_from('column_' ~ slot, 'is_float_' ~ slot) }} AS is_int_{{ slot }},
         {{ m4_is_bool_from('column_' ~ slot, 'is_float_' ~ slot) }} AS is_bool_{{ slot }},
-        {{ m4_timestamp_from('column_' ~ slot, 'signature_' ~ slot, 'cast_' ~ slot) }} AS timestamp_{{ slot }}
+        {{ m4_timestamp_from('column_' ~ slot, 'signature_' ~ slot, 'cast_' ~ slot) }} AS timestamp_{{ slot }},
+        CASE WHEN signature_{{ slot }} LIKE 'd/d/Y%'
+            THEN {{ m4_parse_slash('column_' ~ slot, 'signature_' ~ slot, day_first=true) }}
+        END AS timestamp_dm_{{ slot }}
         {%- endfor %}
     FROM (
         SELECT
@@ -79,7 +83,8 @@
         ARG_MIN({{ v }}, {{ row_column }}) FILTER (WHERE {{ v }} IS NOT NULL) AS first_value_{{ slot }},
         MIN(signature_{{ slot }}) AS min_signature_{{ slot }},
         MAX(signature_{{ slot }}) AS max_signature_{{ slot }},
-        COUNT(timestamp_{{ slot }}) AS n_timestamp_{{ slot }}
+        COUNT(timestamp_{{ slot }}) AS n_timestamp_{{ slot }},
+        COUNT(timestamp_dm_{{ slot }}) AS n_timestamp_dm_{{ slot }}
         {%- if not loop.last %},{% endif %}
     {%- endfor %}
 {% endmacro %}
@@ -108,13 +113,14 @@
 WITH long AS (
     {{ m4_unpivot_slots(aggregates, owner ~ ', ' ~ n_rows, range(1, width + 1),
                         ['n_present', 'n_float', 'n_int', 'n_bool', 'first_value', 'min_signature',
-                         'max_signature', 'n_timestamp']) }}
+                         'max_signature', 'n_timestamp', 'n_timestamp_dm']) }}
 ),
 
 typed AS (
     SELECT
         *,
-        {{ m4_signature('first_value') }} AS first_signature
+        {{ m4_signature('first_value') }} AS first_signature,
+        {{ m4_day_first('first_value', m4_signature('first_value')) }} AS day_first
     FROM long
 ),
 
@@ -123,7 +129,8 @@ profiled AS (
         *,
         {{ m4_column_dtype('n_rows', 'n_present', 'n_int', 'n_float', 'n_bool') }} AS dtype,
         n_present = 0 OR COALESCE(
-            min_signature = first_signature AND max_signature = first_signature AND n_timestamp = n_present,
+            min_signature = first_signature AND max_signature = first_signature
+                AND CASE WHEN day_first THEN n_timestamp_dm ELSE n_timestamp END = n_present,
             FALSE
         ) AS all_timestamps
     FROM typed
@@ -171,17 +178,30 @@ FROM profiled
     CASE WHEN {{ kind }} = 'timestamp' THEN {{ m4_key_timestamp_of(value, has_time_zone) }} END
 {%- endmacro %}
 
-{% macro m4_key_timestamp_of(value, has_time_zone) -%}
+{% macro m4_key_timestamp_of(value, has_time_zone, day_first=none) -%}
     {%- if has_time_zone is sameas true -%}
         timezone('UTC', TRY_CAST({{ value }} AS TIMESTAMPTZ))
     {%- elif has_time_zone is sameas false -%}
-        TRY_CAST({{ value }} AS TIMESTAMP)
+        {{ m4_key_naive_timestamp(value, day_first) }}
     {%- else -%}
         CASE
             WHEN {{ has_time_zone }} THEN timezone('UTC', TRY_CAST({{ value }} AS TIMESTAMPTZ))
-            ELSE TRY_CAST({{ value }} AS TIMESTAMP)
+            ELSE {{ m4_key_naive_timestamp(value, day_first) }}
         END
     {%- endif -%}
+{%- endmacro %}
+
+{#- A naive key timestamp: ISO texts by a cast, slash dates by m4_parse_slash, day
+    first where `day_first` (the column's m4_day_first, a SQL expression) holds. -#}
+{% macro m4_key_naive_timestamp(value, day_first=none) -%}
+    CASE
+        {%- if day_first %}
+        WHEN contains({{ value }}, '/') AND {{ day_first }}
+            THEN {{ m4_parse_slash(value, m4_signature(value), day_first=true) }}
+        {%- endif %}
+        WHEN contains({{ value }}, '/') THEN {{ m4_parse_slash(value, m4_signature(value)) }}
+        ELSE TRY_CAST({{ value }} AS TIMESTAMP)
+    END
 {%- endmacro %}
 
 {% macro m4_key_text(value, kind, dtype) -%}
@@ -198,13 +218,14 @@ FROM profiled
     before comparing), so every comparable run of a task has the reference's key
     kinds, and only the part of that kind is computed (the others are NULL).
     `keys` is the task's entry of m4_grading_plan; `dtypes` prefixes the
-    run's key dtype columns (<dtypes><slot>). -#}
-{% macro m4_typed_key_parts(keys, key_width, cells, dtypes) %}
+    run's key dtype columns (<dtypes><slot>), `day_firsts` its columns telling
+    whether a key column is read day first. -#}
+{% macro m4_typed_key_parts(keys, key_width, cells, dtypes, day_firsts=none) %}
     {%- for slot in range(1, key_width + 1) %}
     {%- set key = keys.get(slot) %}
     {%- set value = cells ~ 'column_' ~ slot %}
     {%- if key and key['kind'] == 'numeric' %}{{ m4_numeric(value, dtypes ~ slot) }}{% else %}CAST(NULL AS DOUBLE){% endif %} AS key_number_{{ slot }},
-    {%- if key and key['kind'] == 'timestamp' %}{{ m4_key_timestamp_of(value, key['has_time_zone']) }}{% else %}CAST(NULL AS TIMESTAMP){% endif %} AS key_timestamp_{{ slot }},
+    {%- if key and key['kind'] == 'timestamp' %}{{ m4_key_timestamp_of(value, key['has_time_zone'], day_firsts ~ slot if day_firsts else none) }}{% else %}CAST(NULL AS TIMESTAMP){% endif %} AS key_timestamp_{{ slot }},
     {%- if key and key['kind'] == 'text' %}{{ m4_key_text_of(value, dtypes ~ slot) }}{% else %}CAST(NULL AS VARCHAR){% endif %} AS key_text_{{ slot }}
     {%- if not loop.last %},{% endif %}
     {%- endfor %}

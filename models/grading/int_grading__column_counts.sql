@@ -8,7 +8,9 @@
     both sides, numeric matches (|truth - agent| <= tolerance; under a boolean
     agent dtype True/False count as 1/0) and, for truth columns that can compare
     as timestamps, the agent's first value (its format), the shapes and parses of
-    the agent cells, and timestamp matches (|difference| <= tolerance seconds).
+    the agent cells, and timestamp matches (|difference| <= tolerance seconds),
+    also with day/month/year dates read day first (used when the first value
+    is: first_day_first).
   Text comparisons are counted afterwards, only where they decide
   (int_grading__text_matches).
 -#}
@@ -79,7 +81,11 @@ timed_{{ task_index }} AS (
     SELECT
         *
         {%- for column in task['columns'] if column['temporal'] %},
-        {{ m4_timestamp_from('agent_' ~ column['slot'], 'signature_' ~ column['slot']) }} AS timestamp_{{ column['slot'] }}
+        {{ m4_timestamp_from('agent_' ~ column['slot'], 'signature_' ~ column['slot']) }} AS timestamp_{{ column['slot'] }},
+        -- a day/month/year date, for runs whose first value is read day first (m4_day_first)
+        CASE WHEN signature_{{ column['slot'] }} LIKE 'd/d/Y%'
+            THEN {{ m4_parse_slash('agent_' ~ column['slot'], 'signature_' ~ column['slot'], day_first=true) }}
+        END AS timestamp_dm_{{ column['slot'] }}
         {%- endfor %}
     FROM classified_{{ task_index }}
 ),
@@ -114,13 +120,20 @@ counts_{{ task_index }} AS (
         count_if(
             merged AND abs(CAST(epoch_us(truth_timestamp_{{ slot }}) AS HUGEINT) - epoch_us(timestamp_{{ slot }}))
                 <= {{ tolerance }} * 1000000
-        ) AS timestamp_matches_{{ slot }}
+        ) AS timestamp_matches_{{ slot }},
+        count_if({{ both }} AND timestamp_dm_{{ slot }} IS NOT NULL) AS both_timestamps_dm_{{ slot }},
+        count_if(
+            merged AND abs(CAST(epoch_us(truth_timestamp_{{ slot }}) AS HUGEINT) - epoch_us(timestamp_dm_{{ slot }}))
+                <= {{ tolerance }} * 1000000
+        ) AS timestamp_matches_dm_{{ slot }}
         {%- else %}
         CAST(NULL AS VARCHAR) AS first_value_{{ slot }},
         CAST(NULL AS VARCHAR) AS min_signature_{{ slot }},
         CAST(NULL AS VARCHAR) AS max_signature_{{ slot }},
         0 AS both_timestamps_{{ slot }},
-        0 AS timestamp_matches_{{ slot }}
+        0 AS timestamp_matches_{{ slot }},
+        0 AS both_timestamps_dm_{{ slot }},
+        0 AS timestamp_matches_dm_{{ slot }}
         {%- endif %}
         {%- endfor %}
     FROM timed_{{ task_index }}
@@ -133,14 +146,19 @@ by_slot AS (
     {{ m4_unpivot_slots('counts_' ~ loop.index, 'run_number', task['columns'] | map(attribute='slot') | list,
                         ['n_present', 'n_float', 'n_int', 'n_bool', 'both_present', 'agent_not_float',
                          'missing_on_both', 'numeric_matches', 'bool_numeric_matches', 'first_value',
-                         'min_signature', 'max_signature', 'both_timestamps', 'timestamp_matches']) }}
+                         'min_signature', 'max_signature', 'both_timestamps', 'timestamp_matches',
+                         'both_timestamps_dm', 'timestamp_matches_dm']) }}
     {%- if not loop.last %}
     UNION ALL
     {%- endif %}
     {%- endfor %}
 )
 
-SELECT * EXCLUDE (first_value), {{ m4_signature('first_value') }} AS first_signature FROM by_slot
+SELECT
+    * EXCLUDE (first_value),
+    {{ m4_signature('first_value') }} AS first_signature,
+    {{ m4_day_first('first_value', m4_signature('first_value')) }} AS first_day_first
+FROM by_slot
 {%- else %}
 SELECT
     CAST(NULL AS INTEGER) AS run_number,
@@ -158,6 +176,9 @@ SELECT
     CAST(NULL AS VARCHAR) AS min_signature,
     CAST(NULL AS VARCHAR) AS max_signature,
     CAST(NULL AS BIGINT) AS both_timestamps,
-    CAST(NULL AS BIGINT) AS timestamp_matches
+    CAST(NULL AS BIGINT) AS timestamp_matches,
+    CAST(NULL AS BIGINT) AS both_timestamps_dm,
+    CAST(NULL AS BIGINT) AS timestamp_matches_dm,
+    CAST(NULL AS BOOLEAN) AS first_day_first
 WHERE FALSE
 {%- endif %}

@@ -4,7 +4,8 @@
   would raise before comparing values (unreadable file, a reference lacking a
   column, missing key columns, key columns whose normalised types cannot be
   merged). Such a run scores 0 on every column. Per slot, wide: how the run's
-  key columns normalise (key_kind_<slot>, key_dtype_<slot>; NULL beyond the
+  key columns normalise (key_kind_<slot>, key_dtype_<slot>, key_day_first_<slot>: slash
+  dates read day first; NULL beyond the
   task's keys), each column's tolerance, whether the truth column is numeric, and
   whether it can compare as timestamps (looks temporal and every value parses).
 -#}
@@ -46,6 +47,7 @@ key_profiles AS (
         agent.key_kind,
         agent.dtype,
         agent.has_time_zone,
+        agent.day_first,
         truth.key_kind AS truth_key_kind,
         truth.has_time_zone AS truth_has_time_zone
     FROM files
@@ -82,7 +84,8 @@ key_types AS (
         {%- for slot in range(1, key_width + 1) %},
         ANY_VALUE(key_kind) FILTER (WHERE slot = {{ slot }}) AS key_kind_{{ slot }},
         ANY_VALUE(dtype) FILTER (WHERE slot = {{ slot }}) AS key_dtype_{{ slot }},
-        ANY_VALUE(has_time_zone) FILTER (WHERE slot = {{ slot }}) AS key_time_zone_{{ slot }}
+        ANY_VALUE(has_time_zone) FILTER (WHERE slot = {{ slot }}) AS key_time_zone_{{ slot }},
+        ANY_VALUE(day_first) FILTER (WHERE slot = {{ slot }}) AS key_day_first_{{ slot }}
         {%- endfor %}
     FROM key_profiles
     GROUP BY run_number
@@ -150,7 +153,8 @@ SELECT
     {%- for slot in range(1, key_width + 1) %},
     key_types.key_kind_{{ slot }},
     key_types.key_dtype_{{ slot }},
-    key_types.key_time_zone_{{ slot }}
+    key_types.key_time_zone_{{ slot }},
+    key_types.key_day_first_{{ slot }}
     {%- endfor %}
     {%- for slot in range(1, width + 1) %},
     slot_settings.tolerance_{{ slot }},
