@@ -4,8 +4,9 @@ For each of the tasks, the reference is exported twice (the way M4Bench writes
 ground truth, DuckDB -> pandas -> to_csv, and with `m4agent reference export`),
 perturbed in the benchmark's ways, and graded in one dbt pass; reward, match
 rates and the strict verdict must equal M4Bench's own code (read from the
-mirror) to 1e-6. Needs built references: $M4AGENT_TEST_DATA_DIR, or a small
-synthetic build made here.
+mirror) to 1e-6. A second test does the same with random compositions of edits
+(tests/fixtures/grading/fuzz.py). Needs built references: $M4AGENT_TEST_DATA_DIR,
+or a small synthetic build made here.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from pathlib import Path
 import duckdb
 import pytest
 from fixtures.grading import original
+from fixtures.grading.fuzz import compose
 
 from m4agent.grading import pandas_oracle
 from m4agent.grading.grade import grade_runs
@@ -77,3 +79,43 @@ def test_perturbed_references_score_as_m4bench(data_dir, tmp_path):
             mismatches[run_id] = (ours["reward"], theirs["reward"], ours["strict_pass"], theirs["strict_pass"])
     assert not mismatches
     assert any(r["strict_pass"] for r in results.values()) and any(r["reward"] == 0 for r in results.values())
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not original.available(), reason="mirror of hannesill/m4 not present")
+def test_random_edits_score_as_m4bench(data_dir, tmp_path):
+    tasks = all_tasks()
+    con = duckdb.connect(str(data_dir / "mimic_iv.duckdb"), read_only=True)
+    con.execute(f"ATTACH '{data_dir / 'eicu.duckdb'}' AS eicu (READ_ONLY)")
+    try:
+        truths = {name: pandas_oracle.export_truth(con, task, tmp_path / f"{name}.csv") for name, task in tasks.items()}
+    finally:
+        con.close()
+    rng = random.Random(2026)
+    runs, expected, edits = [], {}, {}
+    for name, truth in truths.items():
+        rows = read_rows(truth)
+        for index in range(3):
+            names, text = compose(tasks[name], rows, rng)
+            output = tmp_path / "fuzz" / f"{name}.{index}.csv"
+            output.parent.mkdir(exist_ok=True)
+            output.write_text(text, newline="")
+            runs.append(Run(output.stem, tasks[name], output))
+            edits[output.stem] = names
+            expected[output.stem] = original.evaluate(tasks[name].path, output, truth)
+    results = grade_runs(runs, data_dir)
+    mismatches = {}
+    for run_id, theirs in expected.items():
+        ours = results[run_id]
+        same = (abs(ours["reward"] - theirs["reward"]) <= 1e-6
+                and ours["strict_pass"] == theirs["strict_pass"]
+                and ours["match_rates"].keys() == theirs["match_rates"].keys()
+                and all(abs(ours["match_rates"][c] - theirs["match_rates"][c]) <= 1e-6
+                        for c in theirs["match_rates"])
+                and ours["extra_keys"] == theirs["extra_keys"]
+                and abs(ours["key_precision"] - theirs["key_precision"]) <= 1e-6)
+        if not same:
+            mismatches[run_id] = (edits[run_id], ours["reward"], theirs["reward"])
+    assert not mismatches
+    # the edits reach both outcomes: some outputs still pass, some fail
+    assert any(r["strict_pass"] for r in results.values()) and any(not r["strict_pass"] for r in results.values())
