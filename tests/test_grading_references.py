@@ -43,17 +43,39 @@ def data_dir(tmp_path_factory) -> Path:
     return root
 
 
+def _m4bench_truths(data_dir: Path, tasks: dict, folder: Path, suffix: str = "") -> dict[str, Path]:
+    """Every task's reference written the way M4Bench writes ground truth (DuckDB -> pandas -> to_csv)."""
+    con = duckdb.connect(str(data_dir / "mimic_iv.duckdb"), read_only=True)
+    con.execute(f"ATTACH '{data_dir / 'eicu.duckdb'}' AS eicu (READ_ONLY)")
+    try:
+        return {name: pandas_oracle.export_truth(con, task, folder / f"{name}{suffix}.csv")
+                for name, task in tasks.items()}
+    finally:
+        con.close()
+
+
+def _mismatches(results: dict, expected: dict) -> dict:
+    """Runs whose reward, strict verdict, match rates, extra keys or key precision differ from M4Bench's."""
+    mismatches = {}
+    for run_id, theirs in expected.items():
+        ours = results[run_id]
+        same = (abs(ours["reward"] - theirs["reward"]) <= 1e-6
+                and ours["strict_pass"] == theirs["strict_pass"]
+                and ours["match_rates"].keys() == theirs["match_rates"].keys()
+                and all(abs(ours["match_rates"][c] - theirs["match_rates"][c]) <= 1e-6
+                        for c in theirs["match_rates"])
+                and ours["extra_keys"] == theirs["extra_keys"]
+                and abs(ours["key_precision"] - theirs["key_precision"]) <= 1e-6)
+        if not same:
+            mismatches[run_id] = (ours["reward"], theirs["reward"], ours["strict_pass"], theirs["strict_pass"])
+    return mismatches
+
+
 @pytest.mark.slow
 @pytest.mark.skipif(not original.available(), reason="mirror of hannesill/m4 not present")
 def test_perturbed_references_score_as_m4bench(data_dir, tmp_path):
     tasks = all_tasks()
-    con = duckdb.connect(str(data_dir / "mimic_iv.duckdb"), read_only=True)
-    con.execute(f"ATTACH '{data_dir / 'eicu.duckdb'}' AS eicu (READ_ONLY)")
-    try:
-        truths = {(name, "pandas"): pandas_oracle.export_truth(con, task, tmp_path / f"{name}.pandas.csv")
-                  for name, task in tasks.items()}
-    finally:
-        con.close()
+    truths = {(name, "pandas"): path for name, path in _m4bench_truths(data_dir, tasks, tmp_path, ".pandas").items()}
     for name in tasks:
         truths[(name, "export")] = export(name, data_dir, tmp_path / f"{name}.export.csv")
     rng = random.Random(3)
@@ -67,17 +89,7 @@ def test_perturbed_references_score_as_m4bench(data_dir, tmp_path):
             runs.append(Run(output.stem, tasks[name], output))
             expected[output.stem] = original.evaluate(tasks[name].path, output, truth)
     results = grade_runs(runs, data_dir)
-    mismatches = {}
-    for run_id, theirs in expected.items():
-        ours = results[run_id]
-        same = (abs(ours["reward"] - theirs["reward"]) <= 1e-6
-                and ours["strict_pass"] == theirs["strict_pass"]
-                and ours["match_rates"].keys() == theirs["match_rates"].keys()
-                and all(abs(ours["match_rates"][c] - theirs["match_rates"][c]) <= 1e-6
-                        for c in theirs["match_rates"]))
-        if not same:
-            mismatches[run_id] = (ours["reward"], theirs["reward"], ours["strict_pass"], theirs["strict_pass"])
-    assert not mismatches
+    assert not _mismatches(results, expected)
     assert any(r["strict_pass"] for r in results.values()) and any(r["reward"] == 0 for r in results.values())
 
 
@@ -85,12 +97,7 @@ def test_perturbed_references_score_as_m4bench(data_dir, tmp_path):
 @pytest.mark.skipif(not original.available(), reason="mirror of hannesill/m4 not present")
 def test_random_edits_score_as_m4bench(data_dir, tmp_path):
     tasks = all_tasks()
-    con = duckdb.connect(str(data_dir / "mimic_iv.duckdb"), read_only=True)
-    con.execute(f"ATTACH '{data_dir / 'eicu.duckdb'}' AS eicu (READ_ONLY)")
-    try:
-        truths = {name: pandas_oracle.export_truth(con, task, tmp_path / f"{name}.csv") for name, task in tasks.items()}
-    finally:
-        con.close()
+    truths = _m4bench_truths(data_dir, tasks, tmp_path)
     rng = random.Random(2026)
     runs, expected, edits = [], {}, {}
     for name, truth in truths.items():
@@ -104,18 +111,6 @@ def test_random_edits_score_as_m4bench(data_dir, tmp_path):
             edits[output.stem] = names
             expected[output.stem] = original.evaluate(tasks[name].path, output, truth)
     results = grade_runs(runs, data_dir)
-    mismatches = {}
-    for run_id, theirs in expected.items():
-        ours = results[run_id]
-        same = (abs(ours["reward"] - theirs["reward"]) <= 1e-6
-                and ours["strict_pass"] == theirs["strict_pass"]
-                and ours["match_rates"].keys() == theirs["match_rates"].keys()
-                and all(abs(ours["match_rates"][c] - theirs["match_rates"][c]) <= 1e-6
-                        for c in theirs["match_rates"])
-                and ours["extra_keys"] == theirs["extra_keys"]
-                and abs(ours["key_precision"] - theirs["key_precision"]) <= 1e-6)
-        if not same:
-            mismatches[run_id] = (edits[run_id], ours["reward"], theirs["reward"])
-    assert not mismatches
+    assert {run_id: (edits[run_id], *scores) for run_id, scores in _mismatches(results, expected).items()} == {}
     # the edits reach both outcomes: some outputs still pass, some fail
     assert any(r["strict_pass"] for r in results.values()) and any(not r["strict_pass"] for r in results.values())
