@@ -178,22 +178,26 @@ FROM profiled
     CASE WHEN {{ kind }} = 'timestamp' THEN {{ m4_key_timestamp_of(value, has_time_zone) }} END
 {%- endmacro %}
 
-{% macro m4_key_timestamp_of(value, has_time_zone, day_first=none) -%}
+{% macro m4_key_timestamp_of(value, has_time_zone, day_first=none, slash=true) -%}
     {%- if has_time_zone is sameas true -%}
         timezone('UTC', TRY_CAST({{ value }} AS TIMESTAMPTZ))
     {%- elif has_time_zone is sameas false -%}
-        {{ m4_key_naive_timestamp(value, day_first) }}
+        {{ m4_key_naive_timestamp(value, day_first, slash) }}
     {%- else -%}
         CASE
             WHEN {{ has_time_zone }} THEN timezone('UTC', TRY_CAST({{ value }} AS TIMESTAMPTZ))
-            ELSE {{ m4_key_naive_timestamp(value, day_first) }}
+            ELSE {{ m4_key_naive_timestamp(value, day_first, slash) }}
         END
     {%- endif -%}
 {%- endmacro %}
 
 {#- A naive key timestamp: ISO texts by a cast, slash dates by m4_parse_slash, day
-    first where `day_first` (the column's m4_day_first, a SQL expression) holds. -#}
-{% macro m4_key_naive_timestamp(value, day_first=none) -%}
+    first where `day_first` (the column's m4_day_first, a SQL expression) holds.
+    `slash` false (no run writes the column with slashes) compiles the cast alone. -#}
+{% macro m4_key_naive_timestamp(value, day_first=none, slash=true) -%}
+    {%- if not slash -%}
+    TRY_CAST({{ value }} AS TIMESTAMP)
+    {%- else -%}
     CASE
         {%- if day_first %}
         WHEN contains({{ value }}, '/') AND {{ day_first }}
@@ -202,6 +206,7 @@ FROM profiled
         WHEN contains({{ value }}, '/') THEN {{ m4_parse_slash(value, m4_signature(value)) }}
         ELSE TRY_CAST({{ value }} AS TIMESTAMP)
     END
+    {%- endif -%}
 {%- endmacro %}
 
 {% macro m4_key_text(value, kind, dtype) -%}
@@ -225,7 +230,7 @@ FROM profiled
     {%- set key = keys.get(slot) %}
     {%- set value = cells ~ 'column_' ~ slot %}
     {%- if key and key['kind'] == 'numeric' %}{{ m4_numeric(value, dtypes ~ slot) }}{% else %}CAST(NULL AS DOUBLE){% endif %} AS key_number_{{ slot }},
-    {%- if key and key['kind'] == 'timestamp' %}{{ m4_key_timestamp_of(value, key['has_time_zone'], day_firsts ~ slot if day_firsts else none) }}{% else %}CAST(NULL AS TIMESTAMP){% endif %} AS key_timestamp_{{ slot }},
+    {%- if key and key['kind'] == 'timestamp' %}{{ m4_key_timestamp_of(value, key['has_time_zone'], day_firsts ~ slot if day_firsts else none, key['slash']) }}{% else %}CAST(NULL AS TIMESTAMP){% endif %} AS key_timestamp_{{ slot }},
     {%- if key and key['kind'] == 'text' %}{{ m4_key_text_of(value, dtypes ~ slot) }}{% else %}CAST(NULL AS VARCHAR){% endif %} AS key_text_{{ slot }}
     {%- if not loop.last %},{% endif %}
     {%- endfor %}
@@ -249,8 +254,10 @@ FROM profiled
 {%- endmacro %}
 
 {#- The batch's tasks, for models that compile one query per task: a list of
-    {task, keys: {slot: {kind, has_time_zone}}, columns: [{slot, column_name,
-    tolerance, temporal}]}: the reference's key columns, and the scored columns
+    {task, keys: {slot: {kind, has_time_zone, slash}}, columns: [{slot, column_name,
+    tolerance, temporal}]}: the reference's key columns (slash: some run of the
+    task writes that key column as slash dates, so its key typing needs the
+    slash parse; after int_grading__agent_key_profiles is built), and the scored columns
     (their tolerances become constants; temporal means the truth column can
     compare as timestamps: it looks temporal and every value parses). Tasks whose
     reference could not be profiled are left out: none of their runs is
@@ -265,6 +272,14 @@ FROM profiled
         ~ "INNER JOIN " ~ ref('int_grading__truth_profiles') ~ " AS p ON c.task = p.task AND c.slot = p.slot "
         ~ "WHERE c.role = 'key' ORDER BY c.task, c.slot"
     ) -%}
+    {%- set slash_keys = run_query(
+        "SELECT DISTINCT f.task, p.slot "
+        ~ "FROM " ~ ref('int_grading__agent_key_profiles') ~ " AS p "
+        ~ "INNER JOIN " ~ source('agent_outputs', 'output_files') ~ " AS f ON p.run_number = f.run_number "
+        ~ "WHERE contains(p.first_signature, '/')"
+    ) -%}
+    {%- set slashed = [] -%}
+    {%- for row in slash_keys.rows -%}{%- do slashed.append(row['task'] ~ '/' ~ (row['slot'] | int)) -%}{%- endfor -%}
     {%- set scored = run_query(
         "SELECT c.task, c.slot, c.column_name, COALESCE(c.tolerance, 0) AS tolerance, "
         ~ "COALESCE(p.looks_temporal AND p.all_timestamps, FALSE) AS temporal "
@@ -280,7 +295,8 @@ FROM profiled
             {%- do plan.append(by_task[row['task']]) -%}
         {%- endif -%}
         {%- do by_task[row['task']]['keys'].update({row['slot'] | int: {
-            'kind': row['key_kind'], 'has_time_zone': row['has_time_zone'] == true}}) -%}
+            'kind': row['key_kind'], 'has_time_zone': row['has_time_zone'] == true,
+            'slash': (row['task'] ~ '/' ~ (row['slot'] | int)) in slashed}}) -%}
     {%- endfor -%}
     {%- for row in scored.rows if row['task'] in by_task -%}
         {%- do by_task[row['task']]['columns'].append({
