@@ -71,6 +71,12 @@
     END
 {%- endmacro %}
 
+{#- A cell's timestamp read day first, for day/month/year shapes only (NULL otherwise):
+    used where the column's first value is read day first (m4_day_first). -#}
+{% macro m4_day_first_timestamp(value, signature) -%}
+    CASE WHEN {{ signature }} LIKE 'd/d/Y%' THEN {{ m4_parse_slash(value, signature, day_first=true) }} END
+{%- endmacro %}
+
 {#- A text's naive timestamp cast, only for texts that can be timestamps. -#}
 {% macro m4_timestamp_cast(value) -%}
     CASE WHEN contains({{ value }}, '-') OR contains({{ value }}, ':') THEN TRY_CAST({{ value }} AS TIMESTAMP) END

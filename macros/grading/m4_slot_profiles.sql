@@ -45,9 +45,7 @@
         {{ m4_is_int_from('column_' ~ slot, 'is_float_' ~ slot) }} AS is_int_{{ slot }},
         {{ m4_is_bool_from('column_' ~ slot, 'is_float_' ~ slot) }} AS is_bool_{{ slot }},
         {{ m4_timestamp_from('column_' ~ slot, 'signature_' ~ slot, 'cast_' ~ slot) }} AS timestamp_{{ slot }},
-        CASE WHEN signature_{{ slot }} LIKE 'd/d/Y%'
-            THEN {{ m4_parse_slash('column_' ~ slot, 'signature_' ~ slot, day_first=true) }}
-        END AS timestamp_dm_{{ slot }}
+        {{ m4_day_first_timestamp('column_' ~ slot, 'signature_' ~ slot) }} AS timestamp_dm_{{ slot }}
         {%- endfor %}
     FROM (
         SELECT
@@ -119,9 +117,8 @@ WITH long AS (
 typed AS (
     SELECT
         *,
-        {{ m4_signature('first_value') }} AS first_signature,
-        {{ m4_day_first('first_value', m4_signature('first_value')) }} AS day_first
-    FROM long
+        {{ m4_day_first('first_value', 'first_signature') }} AS day_first
+    FROM (SELECT *, {{ m4_signature('first_value') }} AS first_signature FROM long) AS shaped
 ),
 
 profiled AS (
@@ -178,26 +175,22 @@ FROM profiled
     CASE WHEN {{ kind }} = 'timestamp' THEN {{ m4_key_timestamp_of(value, has_time_zone) }} END
 {%- endmacro %}
 
-{% macro m4_key_timestamp_of(value, has_time_zone, day_first=none, slash=true) -%}
+{% macro m4_key_timestamp_of(value, has_time_zone, day_first=none) -%}
     {%- if has_time_zone is sameas true -%}
         timezone('UTC', TRY_CAST({{ value }} AS TIMESTAMPTZ))
     {%- elif has_time_zone is sameas false -%}
-        {{ m4_key_naive_timestamp(value, day_first, slash) }}
+        {{ m4_key_naive_timestamp(value, day_first) }}
     {%- else -%}
         CASE
             WHEN {{ has_time_zone }} THEN timezone('UTC', TRY_CAST({{ value }} AS TIMESTAMPTZ))
-            ELSE {{ m4_key_naive_timestamp(value, day_first, slash) }}
+            ELSE {{ m4_key_naive_timestamp(value, day_first) }}
         END
     {%- endif -%}
 {%- endmacro %}
 
 {#- A naive key timestamp: ISO texts by a cast, slash dates by m4_parse_slash, day
-    first where `day_first` (the column's m4_day_first, a SQL expression) holds.
-    `slash` false (no run writes the column with slashes) compiles the cast alone. -#}
-{% macro m4_key_naive_timestamp(value, day_first=none, slash=true) -%}
-    {%- if not slash -%}
-    TRY_CAST({{ value }} AS TIMESTAMP)
-    {%- else -%}
+    first where `day_first` (the column's m4_day_first, a SQL expression) holds. -#}
+{% macro m4_key_naive_timestamp(value, day_first=none) -%}
     CASE
         {%- if day_first %}
         WHEN contains({{ value }}, '/') AND {{ day_first }}
@@ -206,7 +199,6 @@ FROM profiled
         WHEN contains({{ value }}, '/') THEN {{ m4_parse_slash(value, m4_signature(value)) }}
         ELSE TRY_CAST({{ value }} AS TIMESTAMP)
     END
-    {%- endif -%}
 {%- endmacro %}
 
 {% macro m4_key_text(value, kind, dtype) -%}
@@ -230,7 +222,7 @@ FROM profiled
     {%- set key = keys.get(slot) %}
     {%- set value = cells ~ 'column_' ~ slot %}
     {%- if key and key['kind'] == 'numeric' %}{{ m4_numeric(value, dtypes ~ slot) }}{% else %}CAST(NULL AS DOUBLE){% endif %} AS key_number_{{ slot }},
-    {%- if key and key['kind'] == 'timestamp' %}{{ m4_key_timestamp_of(value, key['has_time_zone'], day_firsts ~ slot if day_firsts else none, key['slash']) }}{% else %}CAST(NULL AS TIMESTAMP){% endif %} AS key_timestamp_{{ slot }},
+    {%- if key and key['kind'] == 'timestamp' %}{{ m4_key_timestamp_of(value, key['has_time_zone'], day_firsts ~ slot if day_firsts else none) }}{% else %}CAST(NULL AS TIMESTAMP){% endif %} AS key_timestamp_{{ slot }},
     {%- if key and key['kind'] == 'text' %}{{ m4_key_text_of(value, dtypes ~ slot) }}{% else %}CAST(NULL AS VARCHAR){% endif %} AS key_text_{{ slot }}
     {%- if not loop.last %},{% endif %}
     {%- endfor %}
@@ -254,10 +246,8 @@ FROM profiled
 {%- endmacro %}
 
 {#- The batch's tasks, for models that compile one query per task: a list of
-    {task, keys: {slot: {kind, has_time_zone, slash}}, columns: [{slot, column_name,
-    tolerance, temporal}]}: the reference's key columns (slash: some run of the
-    task writes that key column as slash dates, so its key typing needs the
-    slash parse; after int_grading__agent_key_profiles is built), and the scored columns
+    {task, keys: {slot: {kind, has_time_zone}}, columns: [{slot, column_name,
+    tolerance, temporal}]}: the reference's key columns, and the scored columns
     (their tolerances become constants; temporal means the truth column can
     compare as timestamps: it looks temporal and every value parses). Tasks whose
     reference could not be profiled are left out: none of their runs is
@@ -272,14 +262,6 @@ FROM profiled
         ~ "INNER JOIN " ~ ref('int_grading__truth_profiles') ~ " AS p ON c.task = p.task AND c.slot = p.slot "
         ~ "WHERE c.role = 'key' ORDER BY c.task, c.slot"
     ) -%}
-    {%- set slash_keys = run_query(
-        "SELECT DISTINCT f.task, p.slot "
-        ~ "FROM " ~ ref('int_grading__agent_key_profiles') ~ " AS p "
-        ~ "INNER JOIN " ~ source('agent_outputs', 'output_files') ~ " AS f ON p.run_number = f.run_number "
-        ~ "WHERE contains(p.first_signature, '/')"
-    ) -%}
-    {%- set slashed = [] -%}
-    {%- for row in slash_keys.rows -%}{%- do slashed.append(row['task'] ~ '/' ~ (row['slot'] | int)) -%}{%- endfor -%}
     {%- set scored = run_query(
         "SELECT c.task, c.slot, c.column_name, COALESCE(c.tolerance, 0) AS tolerance, "
         ~ "COALESCE(p.looks_temporal AND p.all_timestamps, FALSE) AS temporal "
@@ -295,8 +277,7 @@ FROM profiled
             {%- do plan.append(by_task[row['task']]) -%}
         {%- endif -%}
         {%- do by_task[row['task']]['keys'].update({row['slot'] | int: {
-            'kind': row['key_kind'], 'has_time_zone': row['has_time_zone'] == true,
-            'slash': (row['task'] ~ '/' ~ (row['slot'] | int)) in slashed}}) -%}
+            'kind': row['key_kind'], 'has_time_zone': row['has_time_zone'] == true}}) -%}
     {%- endfor -%}
     {%- for row in scored.rows if row['task'] in by_task -%}
         {%- do by_task[row['task']]['columns'].append({

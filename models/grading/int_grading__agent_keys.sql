@@ -6,7 +6,7 @@
   task, grouping and joining on the parts of its key kinds only.
 -#}
 {{ config(enabled=var('m4_grading', false)) }}
--- depends_on: {{ ref('int_grading__truth_profiles') }}, {{ ref('int_grading__agent_key_profiles') }}, {{ ref('int_grading__runs') }}, {{ ref('int_grading__truth_values') }}
+-- depends_on: {{ ref('int_grading__truth_profiles') }}, {{ ref('int_grading__runs') }}, {{ ref('int_grading__truth_values') }}
 {%- set key_width = m4_grading_key_width() %}
 {%- for task in m4_grading_plan() %}
 {%- set key_columns = m4_typed_key_columns(task['keys']) %}

@@ -9,13 +9,13 @@
     agent dtype True/False count as 1/0) and, for truth columns that can compare
     as timestamps, the agent's first value (its format), the shapes and parses of
     the agent cells, and timestamp matches (|difference| <= tolerance seconds),
-    also with day/month/year dates read day first (used when the first value
-    is: first_day_first).
+    with day/month/year dates read day first when the first value is (pandas
+    reads every value in the format of the first).
   Text comparisons are counted afterwards, only where they decide
   (int_grading__text_matches).
 -#}
 {{ config(enabled=var('m4_grading', false)) }}
--- depends_on: {{ ref('int_grading__truth_profiles') }}, {{ ref('int_grading__agent_key_profiles') }}, {{ ref('int_grading__truth_values') }}, {{ ref('int_grading__runs') }}, {{ ref('int_grading__repeated_keys') }}
+-- depends_on: {{ ref('int_grading__truth_profiles') }}, {{ ref('int_grading__truth_values') }}, {{ ref('int_grading__runs') }}, {{ ref('int_grading__repeated_keys') }}
 {%- set width = m4_grading_width() %}
 {%- set key_width = m4_grading_key_width() %}
 {%- set plan = [] %}
@@ -83,9 +83,8 @@ timed_{{ task_index }} AS (
         {%- for column in task['columns'] if column['temporal'] %},
         {{ m4_timestamp_from('agent_' ~ column['slot'], 'signature_' ~ column['slot']) }} AS timestamp_{{ column['slot'] }},
         -- a day/month/year date, for runs whose first value is read day first (m4_day_first)
-        CASE WHEN signature_{{ column['slot'] }} LIKE 'd/d/Y%'
-            THEN {{ m4_parse_slash('agent_' ~ column['slot'], 'signature_' ~ column['slot'], day_first=true) }}
-        END AS timestamp_dm_{{ column['slot'] }}
+        {{ m4_day_first_timestamp('agent_' ~ column['slot'], 'signature_' ~ column['slot']) }}
+            AS timestamp_dm_{{ column['slot'] }}
         {%- endfor %}
     FROM classified_{{ task_index }}
 ),
@@ -155,10 +154,13 @@ by_slot AS (
 )
 
 SELECT
-    * EXCLUDE (first_value),
-    {{ m4_signature('first_value') }} AS first_signature,
-    {{ m4_day_first('first_value', m4_signature('first_value')) }} AS first_day_first
-FROM by_slot
+    * EXCLUDE (first_value, day_first, both_timestamps, timestamp_matches, both_timestamps_dm, timestamp_matches_dm),
+    CASE WHEN day_first THEN both_timestamps_dm ELSE both_timestamps END AS both_timestamps,
+    CASE WHEN day_first THEN timestamp_matches_dm ELSE timestamp_matches END AS timestamp_matches
+FROM (
+    SELECT *, {{ m4_day_first('first_value', 'first_signature') }} AS day_first
+    FROM (SELECT *, {{ m4_signature('first_value') }} AS first_signature FROM by_slot) AS shaped
+) AS first_read
 {%- else %}
 SELECT
     CAST(NULL AS INTEGER) AS run_number,
@@ -176,9 +178,6 @@ SELECT
     CAST(NULL AS VARCHAR) AS min_signature,
     CAST(NULL AS VARCHAR) AS max_signature,
     CAST(NULL AS BIGINT) AS both_timestamps,
-    CAST(NULL AS BIGINT) AS timestamp_matches,
-    CAST(NULL AS BIGINT) AS both_timestamps_dm,
-    CAST(NULL AS BIGINT) AS timestamp_matches_dm,
-    CAST(NULL AS BOOLEAN) AS first_day_first
+    CAST(NULL AS BIGINT) AS timestamp_matches
 WHERE FALSE
 {%- endif %}

@@ -17,11 +17,7 @@ WITH columns AS (
         runs.run_number,
         task_columns.column_name,
         task_columns.slot,
-        counts.* EXCLUDE (run_number, slot, both_timestamps, timestamp_matches, both_timestamps_dm, timestamp_matches_dm),
-        -- pandas reads every value in the format of the first: day first when the first cannot be month first
-        CASE WHEN counts.first_day_first THEN counts.both_timestamps_dm ELSE counts.both_timestamps END AS both_timestamps,
-        CASE WHEN counts.first_day_first THEN counts.timestamp_matches_dm ELSE counts.timestamp_matches END
-            AS timestamp_matches,
+        counts.*  EXCLUDE (run_number, slot),
         truth.dtype AS truth_dtype,
         truth.n_not_numeric AS truth_not_numeric,
         truth.looks_temporal,
@@ -33,8 +29,7 @@ WITH columns AS (
         counts.both_present = 0 OR COALESCE(
             counts.min_signature = counts.first_signature
                 AND counts.max_signature = counts.first_signature
-                AND CASE WHEN counts.first_day_first THEN counts.both_timestamps_dm ELSE counts.both_timestamps END
-                    = counts.both_present,
+                AND counts.both_timestamps = counts.both_present,
             FALSE
         ) AS agent_parses,
         COALESCE({{ m4_has_time_zone('counts.first_signature') }}, FALSE) AS agent_has_time_zone
