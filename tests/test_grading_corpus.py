@@ -85,7 +85,8 @@ def test_known_outcomes(graded):
     results = graded[4]
     for perfect in ("perfect", "utf8_bom", "crlf_shuffled", "quoted_newlines", "keys_as_float_text",
                     "vaso_perfect", "vaso_iso_t", "vaso_us_dates", "vaso_us_date_keys", "vaso_us_dates_no_seconds",
-                    "vaso_year_first_slashes", "labels_perfect", "labels_bool_as_int"):
+                    "vaso_year_first_slashes", "vaso_dot_dates", "vaso_month_names", "vaso_month_abbreviation_keys",
+                    "vaso_month_names_any_case", "labels_perfect", "labels_bool_as_int"):
         assert results[perfect]["reward"] == 1.0 and results[perfect]["strict_pass"], perfect
     assert results["header_only"]["checks"][1] == {
         "name": "test_output_is_valid_csv", "passed": False, "detail": "Output CSV is empty"}
@@ -99,6 +100,13 @@ def test_known_outcomes(graded):
     assert results["vaso_day_first_dates"]["match_rates"]["endtime"] == pytest.approx(29 / 30)
     day_first_keys = results["vaso_day_first_keys"]
     assert day_first_keys["extra_keys"] == 1 and day_first_keys["key_recall"] == pytest.approx(29 / 30)
+    # the same rules for dots and dashes
+    assert results["vaso_dot_dates_day_first"]["match_rates"]["endtime"] == pytest.approx(29 / 30)
+    dashed_keys = results["vaso_dashed_day_first_keys"]
+    assert dashed_keys["extra_keys"] == 1 and dashed_keys["key_recall"] == pytest.approx(29 / 30)
+    # a first value in May is read as a full month name ('%B'): the abbreviations after it do not parse,
+    # so the column compares as text
+    assert results["vaso_month_abbreviations_may_first"]["match_rates"]["endtime"] == 0.0
 
 
 def test_scores_equal_the_pandas_oracle(graded):

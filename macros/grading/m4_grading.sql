@@ -12,26 +12,33 @@
 
 {#- The shape of a timestamp text: digit runs collapsed to 'd'. pandas infers one
     format from a column's first value and parses every other value with it.
-    NULL for a text with none of '-', ':' and '/' (it cannot be a timestamp). The usual
-    shapes are recognised by a round trip through strftime (cheap, and exact: a
-    text equal to strftime's output has that shape); any other text goes through
-    the regular expression. In a text with '/' a four-digit year is marked 'Y'
-    (month/day/year and year/month/day dates, m4_slash_signatures).
-    m4_signature_from takes the text's timestamp cast (`cast`, computed once: see
-    m4_timestamp_cast). -#}
-{% macro m4_signature(value) -%}
-    {{ m4_signature_from(value, 'TRY_CAST(' ~ value ~ ' AS TIMESTAMP)') }}
+    NULL for a text with none of '-', ':', '/', '.' and ' ' (it cannot be a timestamp).
+    The usual shapes are recognised by a round trip through strftime (cheap, and
+    exact: a text equal to strftime's output has that shape); any other text goes
+    through regular expressions, which mark what decides the format: English
+    month names, 'B' for a full name, 'b' for an abbreviation and 'M' for May,
+    which is both, and a four-digit year 'Y' in numeric dates other than ISO 8601
+    (month/day/year and day/month/year dates with '/', '.' or '-', year/month/day
+    dates with '/' or '.'; see m4_timestamp_formats). pandas infers a format only
+    from a first value whose month name is cased as strftime writes it, then reads
+    any case: `exact_case` is for first values. m4_signature_from takes the text's timestamp cast (`cast`,
+    computed once: see m4_timestamp_cast). -#}
+{% macro m4_signature(value, exact_case=false) -%}
+    {{ m4_signature_from(value, 'TRY_CAST(' ~ value ~ ' AS TIMESTAMP)', exact_case) }}
 {%- endmacro %}
 
-{% macro m4_signature_from(value, cast) -%}
+{% macro m4_signature_from(value, cast, exact_case=false) -%}
+    {%- set flags = "'g'" if exact_case else "'gi'" -%}
     CASE
-        WHEN NOT (contains({{ value }}, '-') OR contains({{ value }}, ':') OR contains({{ value }}, '/')) THEN NULL
+        WHEN NOT (contains({{ value }}, '-') OR contains({{ value }}, ':') OR contains({{ value }}, '/')
+                  OR contains({{ value }}, '.') OR contains({{ value }}, ' ')) THEN NULL
         WHEN strftime({{ cast }}, '%Y-%m-%d %H:%M:%S') = {{ value }} THEN 'd-d-d d:d:d'
         WHEN strftime({{ cast }}, '%Y-%m-%dT%H:%M:%S') = {{ value }} THEN 'd-d-dTd:d:d'
         WHEN strftime(TRY_CAST({{ value }} AS DATE), '%Y-%m-%d') = {{ value }} THEN 'd-d-d'
-        WHEN contains({{ value }}, '/') THEN regexp_replace(
-            regexp_replace({{ value }}, '(^|/)[0-9]{4}(/| |$)', '\1Y\2', 'g'), '[0-9]+', 'd', 'g')
-        ELSE regexp_replace({{ value }}, '[0-9]+', 'd', 'g')
+        ELSE regexp_replace(regexp_replace(regexp_replace(regexp_replace(regexp_replace({{ value }},
+            '\b(January|February|March|April|June|July|August|September|October|November|December)\b', 'B', {{ flags }}),
+            '\bMay\b', 'M', {{ flags }}), '\b(Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\b', 'b', {{ flags }}),
+            '^(?:([0-9]{1,2}[/.-][0-9]{1,2}[/.-])[0-9]{4}( |$)|[0-9]{4}([/.][0-9]))', '\1Y\2\3'), '[0-9]+', 'd', 'g')
     END
 {%- endmacro %}
 
@@ -41,40 +48,86 @@
     ('d-d-d d:d:d', 'd-d-dTd:d:d', 'd-d-d')
 {%- endmacro %}
 
-{#- The slash-separated shapes pandas parses with the format it infers from the
-    first value: month/day/year (day/month/year when the first value's first
-    number is above 12, m4_day_first) or year/month/day, each with or without
-    hours and minutes or hours, minutes and seconds. -#}
-{% macro m4_slash_signatures() -%}
-    ('d/d/Y', 'd/d/Y d:d', 'd/d/Y d:d:d', 'Y/d/d', 'Y/d/d d:d', 'Y/d/d d:d:d')
+{#- The formats pandas infers from a first value other than ISO 8601, by the
+    shape of its date (m4_signature_from, without the time and with every month
+    name read as 'B'), as [date shape, strptime formats] pairs: month/day/year
+    dates with '/', '.' or '-' (day/month/year when `day_first`: the first value's
+    first number is above 12, m4_day_first), year/month/day dates with '/' or
+    '.', and dates with an English month name, full or abbreviated ('May 29 2117',
+    'May 29, 2117', '29 May 2117', '29-May-2117'); each date without a time, with
+    hours and minutes, or with hours, minutes and seconds. A cell is parsed with
+    the formats of its date shape: the one its text matches is the one pandas
+    infers from it (the columns' shape checks, m4_same_shape, hold every cell to
+    the first value's). -#}
+{% macro m4_timestamp_formats(day_first=false) -%}
+    {%- set dates = [] -%}
+    {%- for sep in ['/', '.', '-'] -%}
+        {%- set order = ['%d', '%m'] if day_first else ['%m', '%d'] -%}
+        {%- do dates.append(['d' ~ sep ~ 'd' ~ sep ~ 'Y', [order | join(sep) ~ sep ~ '%Y']]) -%}
+    {%- endfor -%}
+    {%- if not day_first -%}
+        {%- for sep in ['/', '.'] -%}
+            {%- do dates.append(['Y' ~ sep ~ 'd' ~ sep ~ 'd', ['%Y' ~ sep ~ '%m' ~ sep ~ '%d']]) -%}
+        {%- endfor -%}
+        {%- for shape, format in [['B d d', 'M %d %Y'], ['B d, d', 'M %d, %Y'], ['d B d', '%d M %Y'], ['d-B-d', '%d-M-%Y']] -%}
+            {%- do dates.append([shape, [format | replace('M', '%B'), format | replace('M', '%b')]]) -%}
+        {%- endfor -%}
+    {%- endif -%}
+    {%- set formats = [] -%}
+    {%- for shape, date_formats in dates -%}
+        {%- set with_times = [] -%}
+        {%- for time_format in ['', ' %H:%M', ' %H:%M:%S'] -%}
+            {%- for date_format in date_formats %}{% do with_times.append(date_format ~ time_format) %}{% endfor -%}
+        {%- endfor -%}
+        {%- do formats.append([shape, with_times]) -%}
+    {%- endfor -%}
+    {{ return(formats) }}
 {%- endmacro %}
 
 {#- Whether pandas reads a column whose first value is `value` (of shape
     `signature`) day first: a day/month/year date whose first number cannot be a month. -#}
 {% macro m4_day_first(value, signature) -%}
-    COALESCE({{ signature }} LIKE 'd/d/Y%' AND TRY_CAST(split_part({{ value }}, '/', 1) AS INTEGER) > 12, FALSE)
+    COALESCE({{ signature }} LIKE 'd_d_Y%' AND TRY_CAST(regexp_extract({{ value }}, '^[0-9]+') AS INTEGER) > 12, FALSE)
 {%- endmacro %}
 
-{#- A slash-shaped text's timestamp (strptime with the format of its shape),
-    month first or (day_first) day first; NULL when it does not parse. -#}
-{% macro m4_parse_slash(value, signature, day_first=false) -%}
-    {%- set date_part = '%d/%m/%Y' if day_first else '%m/%d/%Y' -%}
-    CASE {{ signature }}
-        WHEN 'd/d/Y' THEN try_strptime({{ value }}, '{{ date_part }}')
-        WHEN 'd/d/Y d:d' THEN try_strptime({{ value }}, '{{ date_part }} %H:%M')
-        WHEN 'd/d/Y d:d:d' THEN try_strptime({{ value }}, '{{ date_part }} %H:%M:%S')
-        {%- if not day_first %}
-        WHEN 'Y/d/d' THEN try_strptime({{ value }}, '%Y/%m/%d')
-        WHEN 'Y/d/d d:d' THEN try_strptime({{ value }}, '%Y/%m/%d %H:%M')
-        WHEN 'Y/d/d d:d:d' THEN try_strptime({{ value }}, '%Y/%m/%d %H:%M:%S')
-        {%- endif %}
+{#- A text's timestamp in the format of its shape (m4_timestamp_formats; a
+    day/month/year date when `day_first`); NULL for other shapes or when it does not parse. -#}
+{% macro m4_parse_formatted(value, signature, day_first=false) -%}
+    CASE regexp_replace(translate({{ signature }}, 'bM', 'BB'), ' d:d(:d)?$', '')
+        {%- for shape, formats in m4_timestamp_formats(day_first) %}
+        WHEN '{{ shape }}' THEN try_strptime({{ value }}, ['{{ formats | join("', '") }}'])
+        {%- endfor %}
     END
+{%- endmacro %}
+
+{#- Every format of m4_timestamp_formats (day first: the day/month/year ones), as a
+    SQL list for try_strptime, which returns the first that parses. For the values
+    of a column whose cells all have its first value's shape, that is the format
+    pandas infers: the formats' shapes do not overlap. -#}
+{% macro m4_format_list(day_first=false) -%}
+    {%- set formats = [] -%}
+    {%- for shape, shape_formats in m4_timestamp_formats(day_first) %}{% do formats.extend(shape_formats) %}{% endfor -%}
+    ['{{ formats | join("', '") }}']
 {%- endmacro %}
 
 {#- A cell's timestamp read day first, for day/month/year shapes only (NULL otherwise):
     used where the column's first value is read day first (m4_day_first). -#}
 {% macro m4_day_first_timestamp(value, signature) -%}
-    CASE WHEN {{ signature }} LIKE 'd/d/Y%' THEN {{ m4_parse_slash(value, signature, day_first=true) }} END
+    CASE WHEN {{ signature }} LIKE 'd_d_Y%' THEN {{ m4_parse_formatted(value, signature, day_first=true) }} END
+{%- endmacro %}
+
+{#- Whether every cell (the min and max of their shapes, with May read as a full
+    name, <prefix>min_signature, and as an abbreviation, <prefix>min_signature_b)
+    has the shape of the column's first value (`first_signature`, exact case):
+    pandas parses each cell in the first value's format, where May is a full name
+    ('%B') or an abbreviation ('%b') as the first value's month is. -#}
+{% macro m4_same_shape(first_signature, prefix='') -%}
+    CASE
+        WHEN regexp_matches({{ first_signature }}, '\bb\b')
+            THEN {{ prefix }}min_signature_b = {{ first_signature }} AND {{ prefix }}max_signature_b = {{ first_signature }}
+        ELSE {{ prefix }}min_signature = replace({{ first_signature }}, 'M', 'B')
+            AND {{ prefix }}max_signature = replace({{ first_signature }}, 'M', 'B')
+    END
 {%- endmacro %}
 
 {#- A text's naive timestamp cast, only for texts that can be timestamps. -#}
@@ -82,30 +135,11 @@
     CASE WHEN contains({{ value }}, '-') OR contains({{ value }}, ':') THEN TRY_CAST({{ value }} AS TIMESTAMP) END
 {%- endmacro %}
 
-{#- The timestamp shapes pandas parses with the format it infers (ISO, or slash dates). -#}
-{% macro m4_is_timestamp_signature(signature) -%}
-    CASE
-        WHEN {{ signature }} IN {{ m4_usual_signatures() }} THEN TRUE
-        WHEN {{ signature }} IN {{ m4_slash_signatures() }} THEN TRUE
-        ELSE regexp_full_match({{ signature }}, 'd-d-d([ T]d:d(:d(\.d)?)?(Z|[+-]d(:d)?)?)?')
-    END
-{%- endmacro %}
-
 {#- Whether a timestamp text carries a time zone (pandas makes it tz-aware). -#}
 {% macro m4_has_time_zone(signature) -%}
     CASE
         WHEN {{ signature }} IN {{ m4_usual_signatures() }} THEN FALSE
         ELSE regexp_matches({{ signature }}, 'd:d(:d)?(\.d)?(Z|[+-]d(:d)?)$')
-    END
-{%- endmacro %}
-
-{#- Parse a timestamp text (UTC for tz-aware values; slash dates month first); NULL when it does not parse. -#}
-{% macro m4_parse_timestamp(value, signature) -%}
-    CASE
-        WHEN {{ signature }} IN {{ m4_slash_signatures() }} THEN {{ m4_parse_slash(value, signature) }}
-        WHEN {{ m4_has_time_zone(signature) }}
-            THEN timezone('UTC', TRY_CAST({{ value }} AS TIMESTAMPTZ))
-        ELSE TRY_CAST({{ value }} AS TIMESTAMP)
     END
 {%- endmacro %}
 
@@ -147,15 +181,19 @@
 {%- endmacro %}
 
 {#- A cell's timestamp, parsed with its shape (`signature`, see m4_signature); NULL
-    when it has none pandas parses. With the cell's naive cast (`cast`), the usual
-    shapes take it instead of parsing again. -#}
+    when it has none pandas parses. ISO 8601 texts are cast (UTC for tz-aware
+    values), other texts parsed with the formats of m4_timestamp_formats. With the
+    cell's naive cast (`cast`), the usual shapes take it instead of casting again. -#}
 {% macro m4_timestamp_from(value, signature, cast=none) -%}
     CASE
         {%- if cast %}
         WHEN {{ signature }} IN {{ m4_usual_signatures() }} THEN {{ cast }}
         {%- endif %}
-        WHEN {{ m4_is_timestamp_signature(signature) }}
-            THEN {{ m4_parse_timestamp(value, signature) }}
+        WHEN regexp_full_match({{ signature }}, 'd-d-d([ T]d:d(:d(\.d)?)?(Z|[+-]d(:d)?)?)?') THEN CASE
+            WHEN {{ m4_has_time_zone(signature) }} THEN timezone('UTC', TRY_CAST({{ value }} AS TIMESTAMPTZ))
+            ELSE TRY_CAST({{ value }} AS TIMESTAMP)
+        END
+        ELSE {{ m4_parse_formatted(value, signature) }}
     END
 {%- endmacro %}
 

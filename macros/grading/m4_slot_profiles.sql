@@ -79,8 +79,10 @@
         count_if(is_int_{{ slot }}) AS n_int_{{ slot }},
         count_if(is_bool_{{ slot }}) AS n_bool_{{ slot }},
         ARG_MIN({{ v }}, {{ row_column }}) FILTER (WHERE {{ v }} IS NOT NULL) AS first_value_{{ slot }},
-        MIN(signature_{{ slot }}) AS min_signature_{{ slot }},
-        MAX(signature_{{ slot }}) AS max_signature_{{ slot }},
+        MIN(replace(signature_{{ slot }}, 'M', 'B')) AS min_signature_{{ slot }},
+        MAX(replace(signature_{{ slot }}, 'M', 'B')) AS max_signature_{{ slot }},
+        MIN(replace(signature_{{ slot }}, 'M', 'b')) AS min_signature_b_{{ slot }},
+        MAX(replace(signature_{{ slot }}, 'M', 'b')) AS max_signature_b_{{ slot }},
         COUNT(timestamp_{{ slot }}) AS n_timestamp_{{ slot }},
         COUNT(timestamp_dm_{{ slot }}) AS n_timestamp_dm_{{ slot }}
         {%- if not loop.last %},{% endif %}
@@ -111,14 +113,14 @@
 WITH long AS (
     {{ m4_unpivot_slots(aggregates, owner ~ ', ' ~ n_rows, range(1, width + 1),
                         ['n_present', 'n_float', 'n_int', 'n_bool', 'first_value', 'min_signature',
-                         'max_signature', 'n_timestamp', 'n_timestamp_dm']) }}
+                         'max_signature', 'min_signature_b', 'max_signature_b', 'n_timestamp', 'n_timestamp_dm']) }}
 ),
 
 typed AS (
     SELECT
         *,
         {{ m4_day_first('first_value', 'first_signature') }} AS day_first
-    FROM (SELECT *, {{ m4_signature('first_value') }} AS first_signature FROM long) AS shaped
+    FROM (SELECT *, {{ m4_signature('first_value', exact_case=true) }} AS first_signature FROM long) AS shaped
 ),
 
 profiled AS (
@@ -126,7 +128,7 @@ profiled AS (
         *,
         {{ m4_column_dtype('n_rows', 'n_present', 'n_int', 'n_float', 'n_bool') }} AS dtype,
         n_present = 0 OR COALESCE(
-            min_signature = first_signature AND max_signature = first_signature
+            {{ m4_same_shape('first_signature') }}
                 AND CASE WHEN day_first THEN n_timestamp_dm ELSE n_timestamp END = n_present,
             FALSE
         ) AS all_timestamps
@@ -188,17 +190,17 @@ FROM profiled
     {%- endif -%}
 {%- endmacro %}
 
-{#- A naive key timestamp: ISO texts by a cast, slash dates by m4_parse_slash, day
-    first where `day_first` (the column's m4_day_first, a SQL expression) holds. -#}
+{#- A naive key timestamp: ISO texts by a cast, other dates with the formats of
+    m4_timestamp_formats (a timestamp key column's values all have the shape of
+    its first value, m4_profile_rows), day first where `day_first` (the column's
+    m4_day_first, a SQL expression) holds. -#}
 {% macro m4_key_naive_timestamp(value, day_first=none) -%}
-    CASE
-        {%- if day_first %}
-        WHEN contains({{ value }}, '/') AND {{ day_first }}
-            THEN {{ m4_parse_slash(value, m4_signature(value), day_first=true) }}
-        {%- endif %}
-        WHEN contains({{ value }}, '/') THEN {{ m4_parse_slash(value, m4_signature(value)) }}
-        ELSE TRY_CAST({{ value }} AS TIMESTAMP)
-    END
+    {%- set read = 'COALESCE(TRY_CAST(' ~ value ~ ' AS TIMESTAMP), try_strptime(' ~ value ~ ', ' ~ m4_format_list() ~ '))' -%}
+    {%- if day_first -%}
+        CASE WHEN {{ day_first }} THEN try_strptime({{ value }}, {{ m4_format_list(day_first=true) }}) ELSE {{ read }} END
+    {%- else -%}
+        {{ read }}
+    {%- endif %}
 {%- endmacro %}
 
 {% macro m4_key_text(value, kind, dtype) -%}

@@ -113,8 +113,10 @@ counts_{{ task_index }} AS (
         END) AS bool_numeric_matches_{{ slot }},
         {%- if column['temporal'] %}
         ARG_MIN({{ agent }}, truth_row) FILTER (WHERE merged AND {{ agent }} IS NOT NULL) AS first_value_{{ slot }},
-        MIN(signature_{{ slot }}) FILTER (WHERE {{ both }}) AS min_signature_{{ slot }},
-        MAX(signature_{{ slot }}) FILTER (WHERE {{ both }}) AS max_signature_{{ slot }},
+        MIN(replace(signature_{{ slot }}, 'M', 'B')) FILTER (WHERE {{ both }}) AS min_signature_{{ slot }},
+        MAX(replace(signature_{{ slot }}, 'M', 'B')) FILTER (WHERE {{ both }}) AS max_signature_{{ slot }},
+        MIN(replace(signature_{{ slot }}, 'M', 'b')) FILTER (WHERE {{ both }}) AS min_signature_b_{{ slot }},
+        MAX(replace(signature_{{ slot }}, 'M', 'b')) FILTER (WHERE {{ both }}) AS max_signature_b_{{ slot }},
         count_if({{ both }} AND timestamp_{{ slot }} IS NOT NULL) AS both_timestamps_{{ slot }},
         count_if(
             merged AND abs(CAST(epoch_us(truth_timestamp_{{ slot }}) AS HUGEINT) - epoch_us(timestamp_{{ slot }}))
@@ -129,6 +131,8 @@ counts_{{ task_index }} AS (
         CAST(NULL AS VARCHAR) AS first_value_{{ slot }},
         CAST(NULL AS VARCHAR) AS min_signature_{{ slot }},
         CAST(NULL AS VARCHAR) AS max_signature_{{ slot }},
+        CAST(NULL AS VARCHAR) AS min_signature_b_{{ slot }},
+        CAST(NULL AS VARCHAR) AS max_signature_b_{{ slot }},
         0 AS both_timestamps_{{ slot }},
         0 AS timestamp_matches_{{ slot }},
         0 AS both_timestamps_dm_{{ slot }},
@@ -145,7 +149,7 @@ by_slot AS (
     {{ m4_unpivot_slots('counts_' ~ loop.index, 'run_number', task['columns'] | map(attribute='slot') | list,
                         ['n_present', 'n_float', 'n_int', 'n_bool', 'both_present', 'agent_not_float',
                          'missing_on_both', 'numeric_matches', 'bool_numeric_matches', 'first_value',
-                         'min_signature', 'max_signature', 'both_timestamps', 'timestamp_matches',
+                         'min_signature', 'max_signature', 'min_signature_b', 'max_signature_b', 'both_timestamps', 'timestamp_matches',
                          'both_timestamps_dm', 'timestamp_matches_dm']) }}
     {%- if not loop.last %}
     UNION ALL
@@ -159,7 +163,7 @@ SELECT
     CASE WHEN day_first THEN timestamp_matches_dm ELSE timestamp_matches END AS timestamp_matches
 FROM (
     SELECT *, {{ m4_day_first('first_value', 'first_signature') }} AS day_first
-    FROM (SELECT *, {{ m4_signature('first_value') }} AS first_signature FROM by_slot) AS shaped
+    FROM (SELECT *, {{ m4_signature('first_value', exact_case=true) }} AS first_signature FROM by_slot) AS shaped
 ) AS first_read
 {%- else %}
 SELECT
@@ -177,6 +181,8 @@ SELECT
     CAST(NULL AS VARCHAR) AS first_signature,
     CAST(NULL AS VARCHAR) AS min_signature,
     CAST(NULL AS VARCHAR) AS max_signature,
+    CAST(NULL AS VARCHAR) AS min_signature_b,
+    CAST(NULL AS VARCHAR) AS max_signature_b,
     CAST(NULL AS BIGINT) AS both_timestamps,
     CAST(NULL AS BIGINT) AS timestamp_matches
 WHERE FALSE

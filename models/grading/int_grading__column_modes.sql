@@ -27,8 +27,7 @@ WITH columns AS (
         COALESCE(run_keys.agent_keys_in_truth, 0) < runs.truth_rows AS has_missing_keys,
         -- no agent value beside a present truth value fails the format of the first agent value
         counts.both_present = 0 OR COALESCE(
-            counts.min_signature = counts.first_signature
-                AND counts.max_signature = counts.first_signature
+            {{ m4_same_shape('counts.first_signature', 'counts.') }}
                 AND counts.both_timestamps = counts.both_present,
             FALSE
         ) AS agent_parses,

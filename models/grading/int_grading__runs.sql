@@ -4,7 +4,7 @@
   would raise before comparing values (unreadable file, a reference lacking a
   column, missing key columns, key columns whose normalised types cannot be
   merged). Such a run scores 0 on every column. Per slot, wide: how the run's
-  key columns normalise (key_kind_<slot>, key_dtype_<slot>, key_day_first_<slot>: slash
+  key columns normalise (key_kind_<slot>, key_dtype_<slot>, key_day_first_<slot>: day/month/year
   dates read day first; NULL beyond the
   task's keys), each column's tolerance, whether the truth column is numeric, and
   whether it can compare as timestamps (looks temporal and every value parses).
