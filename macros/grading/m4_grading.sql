@@ -17,7 +17,7 @@
     exact: a text equal to strftime's output has that shape); any other text goes
     through regular expressions, which mark what decides the format: English
     month names, 'B' for a full name, 'b' for an abbreviation and 'M' for May,
-    which is both, and a four-digit year 'Y' in numeric dates other than ISO 8601
+    which is both, a final AM or PM 'p', and a four-digit year 'Y' in numeric dates other than ISO 8601
     (month/day/year and day/month/year dates with '/', '.' or '-', year/month/day
     dates with '/' or '.'; see m4_timestamp_formats). pandas infers a format only
     from a first value whose month name is cased as strftime writes it, then reads
@@ -35,9 +35,10 @@
         WHEN strftime({{ cast }}, '%Y-%m-%d %H:%M:%S') = {{ value }} THEN 'd-d-d d:d:d'
         WHEN strftime({{ cast }}, '%Y-%m-%dT%H:%M:%S') = {{ value }} THEN 'd-d-dTd:d:d'
         WHEN strftime(TRY_CAST({{ value }} AS DATE), '%Y-%m-%d') = {{ value }} THEN 'd-d-d'
-        ELSE regexp_replace(regexp_replace(regexp_replace(regexp_replace(regexp_replace({{ value }},
+        ELSE regexp_replace(regexp_replace(regexp_replace(regexp_replace(regexp_replace(regexp_replace({{ value }},
             '\b(January|February|March|April|June|July|August|September|October|November|December)\b', 'B', {{ flags }}),
             '\bMay\b', 'M', {{ flags }}), '\b(Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\b', 'b', {{ flags }}),
+            ' (AM|PM)$', ' p', {{ flags }}),
             '^(?:([0-9]{1,2}[/.-][0-9]{1,2}[/.-])[0-9]{4}( |$)|[0-9]{4}([/.][0-9]))', '\1Y\2\3'), '[0-9]+', 'd', 'g')
     END
 {%- endmacro %}
@@ -55,7 +56,11 @@
     first number is above 12, m4_day_first), year/month/day dates with '/' or
     '.', and dates with an English month name, full or abbreviated ('May 29 2117',
     'May 29, 2117', '29 May 2117', '29-May-2117'); each date without a time, with
-    hours and minutes, or with hours, minutes and seconds. A cell is parsed with
+    hours and minutes, or with hours, minutes and seconds, on a 24-hour clock or
+    a 12-hour one with AM or PM (which ISO 8601 dates take too). pandas infers
+    the 12-hour format only from some first values ('01:50 AM', '12:50 PM') and
+    parses each value on its own otherwise, which for such a column reads the
+    same times. A cell is parsed with
     the formats of its date shape: the one its text matches is the one pandas
     infers from it (the columns' shape checks, m4_same_shape, hold every cell to
     the first value's). -#}
@@ -73,14 +78,19 @@
             {%- do dates.append([shape, [format | replace('M', '%B'), format | replace('M', '%b')]]) -%}
         {%- endfor -%}
     {%- endif -%}
+    {%- set times = ['', ' %H:%M', ' %H:%M:%S', ' %I:%M %p', ' %I:%M:%S %p'] -%}
     {%- set formats = [] -%}
     {%- for shape, date_formats in dates -%}
         {%- set with_times = [] -%}
-        {%- for time_format in ['', ' %H:%M', ' %H:%M:%S'] -%}
+        {%- for time_format in times -%}
             {%- for date_format in date_formats %}{% do with_times.append(date_format ~ time_format) %}{% endfor -%}
         {%- endfor -%}
         {%- do formats.append([shape, with_times]) -%}
     {%- endfor -%}
+    {%- if not day_first -%}
+        {#- ISO 8601 dates with a 12-hour time (ISO texts themselves are cast) -#}
+        {%- do formats.append(['d-d-d', ['%Y-%m-%d %I:%M %p', '%Y-%m-%d %I:%M:%S %p']]) -%}
+    {%- endif -%}
     {{ return(formats) }}
 {%- endmacro %}
 
@@ -93,7 +103,7 @@
 {#- A text's timestamp in the format of its shape (m4_timestamp_formats; a
     day/month/year date when `day_first`); NULL for other shapes or when it does not parse. -#}
 {% macro m4_parse_formatted(value, signature, day_first=false) -%}
-    CASE regexp_replace(translate({{ signature }}, 'bM', 'BB'), ' d:d(:d)?$', '')
+    CASE regexp_replace(translate({{ signature }}, 'bM', 'BB'), ' d:d(:d)?( p)?$', '')
         {%- for shape, formats in m4_timestamp_formats(day_first) %}
         WHEN '{{ shape }}' THEN try_strptime({{ value }}, ['{{ formats | join("', '") }}'])
         {%- endfor %}

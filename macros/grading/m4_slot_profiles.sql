@@ -193,9 +193,11 @@ FROM profiled
 {#- A naive key timestamp: ISO texts by a cast, other dates with the formats of
     m4_timestamp_formats (a timestamp key column's values all have the shape of
     its first value, m4_profile_rows), day first where `day_first` (the column's
-    m4_day_first, a SQL expression) holds. -#}
+    m4_day_first, a SQL expression) holds. DuckDB's cast reads '01:50 PM' as
+    01:50 (it ignores a trailing word), so 12-hour texts skip it. -#}
 {% macro m4_key_naive_timestamp(value, day_first=none) -%}
-    {%- set read = 'COALESCE(TRY_CAST(' ~ value ~ ' AS TIMESTAMP), try_strptime(' ~ value ~ ', ' ~ m4_format_list() ~ '))' -%}
+    {%- set cast = 'CASE WHEN NOT (' ~ value ~ " LIKE '%M' OR " ~ value ~ " LIKE '%m') THEN TRY_CAST(" ~ value ~ ' AS TIMESTAMP) END' -%}
+    {%- set read = 'COALESCE(' ~ cast ~ ', try_strptime(' ~ value ~ ', ' ~ m4_format_list() ~ '))' -%}
     {%- if day_first -%}
         CASE WHEN {{ day_first }} THEN try_strptime({{ value }}, {{ m4_format_list(day_first=true) }}) ELSE {{ read }} END
     {%- else -%}
