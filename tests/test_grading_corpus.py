@@ -74,6 +74,7 @@ def test_corpus_covers_the_failure_modes(graded):
     ("key_name_case", "missing key columns: stay_id"),
     ("key_text_label", "cannot be merged"),
     ("vaso_time_zone", "with time zone"),
+    ("vaso_utc_suffix", "time-zone-aware and naive timestamps"),
 ])
 def test_unreadable_outputs_score_zero_with_reason(graded, case, reason):
     result = graded[4][case]

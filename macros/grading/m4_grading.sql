@@ -149,7 +149,7 @@
 {% macro m4_has_time_zone(signature) -%}
     CASE
         WHEN {{ signature }} IN {{ m4_usual_signatures() }} THEN FALSE
-        ELSE regexp_matches({{ signature }}, 'd:d(:d)?(\.d)?(Z|[+-]d(:d)?)$')
+        ELSE regexp_matches({{ signature }}, 'd:d(:d)?(\.d)?(Z|[+-]d(:d)?| UTC| GMT)$')
     END
 {%- endmacro %}
 
@@ -192,14 +192,15 @@
 
 {#- A cell's timestamp, parsed with its shape (`signature`, see m4_signature); NULL
     when it has none pandas parses. ISO 8601 texts are cast (UTC for tz-aware
-    values), other texts parsed with the formats of m4_timestamp_formats. With the
+    values: an offset, Z, or UTC or GMT after a space, as BigQuery writes
+    timestamps), other texts parsed with the formats of m4_timestamp_formats. With the
     cell's naive cast (`cast`), the usual shapes take it instead of casting again. -#}
 {% macro m4_timestamp_from(value, signature, cast=none) -%}
     CASE
         {%- if cast %}
         WHEN {{ signature }} IN {{ m4_usual_signatures() }} THEN {{ cast }}
         {%- endif %}
-        WHEN regexp_full_match({{ signature }}, 'd-d-d([ T]d:d(:d(\.d)?)?(Z|[+-]d(:d)?)?)?') THEN CASE
+        WHEN regexp_full_match({{ signature }}, 'd-d-d([ T]d:d(:d(\.d)?)?(Z|[+-]d(:d)?| UTC| GMT)?)?') THEN CASE
             WHEN {{ m4_has_time_zone(signature) }} THEN timezone('UTC', TRY_CAST({{ value }} AS TIMESTAMPTZ))
             ELSE TRY_CAST({{ value }} AS TIMESTAMP)
         END
