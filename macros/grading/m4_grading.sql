@@ -12,17 +12,18 @@
 
 {#- The shape of a timestamp text: digit runs collapsed to 'd'. pandas infers one
     format from a column's first value and parses every other value with it.
-    NULL for a text with none of '-', ':', '/', '.' and ' ' (it cannot be a timestamp).
-    The usual shapes are recognised by a round trip through strftime (cheap, and
-    exact: a text equal to strftime's output has that shape); any other text goes
-    through regular expressions, which mark what decides the format: English
-    month names, 'B' for a full name, 'b' for an abbreviation and 'M' for May,
-    which is both, a final AM or PM 'p', and a four-digit year 'Y' in numeric dates other than ISO 8601
-    (month/day/year and day/month/year dates with '/', '.' or '-', year/month/day
-    dates with '/' or '.'; see m4_timestamp_formats). pandas infers a format only
-    from a first value whose month name is cased as strftime writes it, then reads
-    any case: `exact_case` is for first values. m4_signature_from takes the text's timestamp cast (`cast`,
-    computed once: see m4_timestamp_cast). -#}
+    NULL for a text with none of '-', ':', '/', '.' and ' ' (it cannot be a
+    timestamp). The usual shapes are recognised by a round trip through strftime
+    (cheap, and exact: a text equal to strftime's output has that shape); any
+    other text goes through regular expressions, which mark what decides the
+    format: English month names ('B' for a full name, 'b' for an abbreviation,
+    'M' for May, which is both), a final AM or PM ('p'), and a four-digit year
+    ('Y') in numeric dates other than ISO 8601 (month/day/year and day/month/year
+    dates with '/', '.' or '-', year/month/day dates with '/' or '.'; see
+    m4_timestamp_formats). pandas infers a format only from a first value whose
+    month name is cased as strftime writes it, then reads any case: `exact_case`
+    is for first values. m4_signature_from takes the text's timestamp cast
+    (`cast`, computed once: see m4_timestamp_cast). -#}
 {% macro m4_signature(value, exact_case=false) -%}
     {{ m4_signature_from(value, 'TRY_CAST(' ~ value ~ ' AS TIMESTAMP)', exact_case) }}
 {%- endmacro %}
@@ -60,10 +61,9 @@
     a 12-hour one with AM or PM (which ISO 8601 dates take too). pandas infers
     the 12-hour format only from some first values ('01:50 AM', '12:50 PM') and
     parses each value on its own otherwise, which for such a column reads the
-    same times. A cell is parsed with
-    the formats of its date shape: the one its text matches is the one pandas
-    infers from it (the columns' shape checks, m4_same_shape, hold every cell to
-    the first value's). -#}
+    same times. A cell is parsed with the formats of its date shape: the one its
+    text matches is the one pandas infers from it (the columns' shape checks,
+    m4_same_shape, hold every cell to the first value's). -#}
 {% macro m4_timestamp_formats(day_first=false) -%}
     {%- set dates = [] -%}
     {%- for sep in ['/', '.', '-'] -%}
