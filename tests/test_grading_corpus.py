@@ -88,6 +88,7 @@ def test_known_outcomes(graded):
                     "vaso_perfect", "vaso_iso_t", "vaso_us_dates", "vaso_us_date_keys", "vaso_us_dates_no_seconds",
                     "vaso_year_first_slashes", "vaso_dot_dates", "vaso_month_names", "vaso_month_abbreviation_keys",
                     "vaso_month_names_any_case", "vaso_12_hour_times", "vaso_12_hour_keys",
+                    "vaso_month_names_upper_case", "vaso_upper_case_month_keys",
                     "labels_perfect", "labels_bool_as_int"):
         assert results[perfect]["reward"] == 1.0 and results[perfect]["strict_pass"], perfect
     assert results["header_only"]["checks"][1] == {

@@ -130,9 +130,17 @@
     name, <prefix>min_signature, and as an abbreviation, <prefix>min_signature_b)
     has the shape of the column's first value (`first_signature`, exact case):
     pandas parses each cell in the first value's format, where May is a full name
-    ('%B') or an abbreviation ('%b') as the first value's month is. -#}
-{% macro m4_same_shape(first_signature, prefix='') -%}
+    ('%B') or an abbreviation ('%b') as the first value's month is. A first value
+    whose month name is not cased as strftime writes it (`first_signature_any`,
+    its shape in any case, has a month name the exact one lacks) gives pandas no
+    format: it then parses each value on its own, so no shape is required (the
+    cells must still parse). -#}
+{% macro m4_same_shape(first_signature, prefix='', first_signature_any=none) -%}
     CASE
+        {%- if first_signature_any %}
+        WHEN {{ first_signature_any }} <> {{ first_signature }}
+            AND regexp_matches({{ first_signature_any }}, '\b[BbM]\b') THEN TRUE
+        {%- endif %}
         WHEN regexp_matches({{ first_signature }}, '\bb\b')
             THEN {{ prefix }}min_signature_b = {{ first_signature }} AND {{ prefix }}max_signature_b = {{ first_signature }}
         ELSE {{ prefix }}min_signature = replace({{ first_signature }}, 'M', 'B')

@@ -120,7 +120,13 @@ typed AS (
     SELECT
         *,
         {{ m4_day_first('first_value', 'first_signature') }} AS day_first
-    FROM (SELECT *, {{ m4_signature('first_value', exact_case=true) }} AS first_signature FROM long) AS shaped
+    FROM (
+        SELECT
+            *,
+            {{ m4_signature('first_value', exact_case=true) }} AS first_signature,
+            {{ m4_signature('first_value') }} AS first_signature_any
+        FROM long
+    ) AS shaped
 ),
 
 profiled AS (
@@ -128,7 +134,7 @@ profiled AS (
         *,
         {{ m4_column_dtype('n_rows', 'n_present', 'n_int', 'n_float', 'n_bool') }} AS dtype,
         n_present = 0 OR COALESCE(
-            {{ m4_same_shape('first_signature') }}
+            {{ m4_same_shape('first_signature', '', 'first_signature_any') }}
                 AND CASE WHEN day_first THEN n_timestamp_dm ELSE n_timestamp END = n_present,
             FALSE
         ) AS all_timestamps

@@ -163,7 +163,13 @@ SELECT
     CASE WHEN day_first THEN timestamp_matches_dm ELSE timestamp_matches END AS timestamp_matches
 FROM (
     SELECT *, {{ m4_day_first('first_value', 'first_signature') }} AS day_first
-    FROM (SELECT *, {{ m4_signature('first_value', exact_case=true) }} AS first_signature FROM by_slot) AS shaped
+    FROM (
+        SELECT
+            *,
+            {{ m4_signature('first_value', exact_case=true) }} AS first_signature,
+            {{ m4_signature('first_value') }} AS first_signature_any
+        FROM by_slot
+    ) AS shaped
 ) AS first_read
 {%- else %}
 SELECT
@@ -179,6 +185,7 @@ SELECT
     CAST(NULL AS BIGINT) AS numeric_matches,
     CAST(NULL AS BIGINT) AS bool_numeric_matches,
     CAST(NULL AS VARCHAR) AS first_signature,
+    CAST(NULL AS VARCHAR) AS first_signature_any,
     CAST(NULL AS VARCHAR) AS min_signature,
     CAST(NULL AS VARCHAR) AS max_signature,
     CAST(NULL AS VARCHAR) AS min_signature_b,

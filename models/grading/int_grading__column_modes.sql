@@ -27,7 +27,7 @@ WITH columns AS (
         COALESCE(run_keys.agent_keys_in_truth, 0) < runs.truth_rows AS has_missing_keys,
         -- no agent value beside a present truth value fails the format of the first agent value
         counts.both_present = 0 OR COALESCE(
-            {{ m4_same_shape('counts.first_signature', 'counts.') }}
+            {{ m4_same_shape('counts.first_signature', 'counts.', 'counts.first_signature_any') }}
                 AND counts.both_timestamps = counts.both_present,
             FALSE
         ) AS agent_parses,
