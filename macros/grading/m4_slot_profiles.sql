@@ -105,6 +105,20 @@
     {%- endfor %}
 {% endmacro %}
 
+{#- `relation` (with a column's first_value) with the first value's shape, exact
+    case (first_signature) and any case (first_signature_any), and whether pandas
+    reads the column day first (day_first). -#}
+{% macro m4_first_value_reading(relation) %}
+    SELECT *, {{ m4_day_first('first_value', 'first_signature') }} AS day_first
+    FROM (
+        SELECT
+            *,
+            {{ m4_signature('first_value', exact_case=true) }} AS first_signature,
+            {{ m4_signature('first_value') }} AS first_signature_any
+        FROM {{ relation }}
+    ) AS shaped
+{% endmacro %}
+
 {#- The wide aggregates of m4_profile_aggregates as one row per (owner, slot),
     with the pandas dtype, the key kind a key column normalises to (numeric where
     every value parses, else timestamp, else text), whether every present value
@@ -117,16 +131,7 @@ WITH long AS (
 ),
 
 typed AS (
-    SELECT
-        *,
-        {{ m4_day_first('first_value', 'first_signature') }} AS day_first
-    FROM (
-        SELECT
-            *,
-            {{ m4_signature('first_value', exact_case=true) }} AS first_signature,
-            {{ m4_signature('first_value') }} AS first_signature_any
-        FROM long
-    ) AS shaped
+    {{ m4_first_value_reading('long') }}
 ),
 
 profiled AS (

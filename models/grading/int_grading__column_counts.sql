@@ -162,14 +162,7 @@ SELECT
     CASE WHEN day_first THEN both_timestamps_dm ELSE both_timestamps END AS both_timestamps,
     CASE WHEN day_first THEN timestamp_matches_dm ELSE timestamp_matches END AS timestamp_matches
 FROM (
-    SELECT *, {{ m4_day_first('first_value', 'first_signature') }} AS day_first
-    FROM (
-        SELECT
-            *,
-            {{ m4_signature('first_value', exact_case=true) }} AS first_signature,
-            {{ m4_signature('first_value') }} AS first_signature_any
-        FROM by_slot
-    ) AS shaped
+    {{ m4_first_value_reading('by_slot') }}
 ) AS first_read
 {%- else %}
 SELECT
