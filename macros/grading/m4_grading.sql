@@ -126,9 +126,21 @@
     CASE WHEN {{ signature }} LIKE 'd_d_Y%' THEN {{ m4_parse_formatted(value, signature, day_first=true) }} END
 {%- endmacro %}
 
-{#- Whether every cell (the min and max of their shapes, with May read as a full
-    name, <prefix>min_signature, and as an abbreviation, <prefix>min_signature_b)
-    has the shape of the column's first value (`first_signature`, exact case):
+{#- The aggregates m4_same_shape compares, over the cells' shapes (`signature`, a
+    column; `filter`, an optional condition on the rows counted): the min and max
+    shape with May read as a full name (min_signature_<suffix>, max_signature_<suffix>)
+    and as an abbreviation (min_signature_b_<suffix>, max_signature_b_<suffix>). -#}
+{% macro m4_shape_bounds(signature, suffix, filter=none) -%}
+    {%- set where = ' FILTER (WHERE ' ~ filter ~ ')' if filter else '' -%}
+    MIN(replace({{ signature }}, 'M', 'B')){{ where }} AS min_signature_{{ suffix }},
+        MAX(replace({{ signature }}, 'M', 'B')){{ where }} AS max_signature_{{ suffix }},
+        MIN(replace({{ signature }}, 'M', 'b')){{ where }} AS min_signature_b_{{ suffix }},
+        MAX(replace({{ signature }}, 'M', 'b')){{ where }} AS max_signature_b_{{ suffix }}
+{%- endmacro %}
+
+{#- Whether every cell (the min and max of their shapes, m4_shape_bounds, with May
+    read as a full name, <prefix>min_signature, and as an abbreviation,
+    <prefix>min_signature_b) has the shape of the column's first value (`first_signature`, exact case):
     pandas parses each cell in the first value's format, where May is a full name
     ('%B') or an abbreviation ('%b') as the first value's month is. A first value
     whose month name is not cased as strftime writes it (`first_signature_any`,

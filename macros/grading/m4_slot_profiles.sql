@@ -79,10 +79,7 @@
         count_if(is_int_{{ slot }}) AS n_int_{{ slot }},
         count_if(is_bool_{{ slot }}) AS n_bool_{{ slot }},
         ARG_MIN({{ v }}, {{ row_column }}) FILTER (WHERE {{ v }} IS NOT NULL) AS first_value_{{ slot }},
-        MIN(replace(signature_{{ slot }}, 'M', 'B')) AS min_signature_{{ slot }},
-        MAX(replace(signature_{{ slot }}, 'M', 'B')) AS max_signature_{{ slot }},
-        MIN(replace(signature_{{ slot }}, 'M', 'b')) AS min_signature_b_{{ slot }},
-        MAX(replace(signature_{{ slot }}, 'M', 'b')) AS max_signature_b_{{ slot }},
+        {{ m4_shape_bounds('signature_' ~ slot, slot) }},
         COUNT(timestamp_{{ slot }}) AS n_timestamp_{{ slot }},
         COUNT(timestamp_dm_{{ slot }}) AS n_timestamp_dm_{{ slot }}
         {%- if not loop.last %},{% endif %}

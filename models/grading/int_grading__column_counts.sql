@@ -113,10 +113,7 @@ counts_{{ task_index }} AS (
         END) AS bool_numeric_matches_{{ slot }},
         {%- if column['temporal'] %}
         ARG_MIN({{ agent }}, truth_row) FILTER (WHERE merged AND {{ agent }} IS NOT NULL) AS first_value_{{ slot }},
-        MIN(replace(signature_{{ slot }}, 'M', 'B')) FILTER (WHERE {{ both }}) AS min_signature_{{ slot }},
-        MAX(replace(signature_{{ slot }}, 'M', 'B')) FILTER (WHERE {{ both }}) AS max_signature_{{ slot }},
-        MIN(replace(signature_{{ slot }}, 'M', 'b')) FILTER (WHERE {{ both }}) AS min_signature_b_{{ slot }},
-        MAX(replace(signature_{{ slot }}, 'M', 'b')) FILTER (WHERE {{ both }}) AS max_signature_b_{{ slot }},
+        {{ m4_shape_bounds('signature_' ~ slot, slot, both) }},
         count_if({{ both }} AND timestamp_{{ slot }} IS NOT NULL) AS both_timestamps_{{ slot }},
         count_if(
             merged AND abs(CAST(epoch_us(truth_timestamp_{{ slot }}) AS HUGEINT) - epoch_us(timestamp_{{ slot }}))
