@@ -25,7 +25,11 @@ original scores it 0). Such a file gets a recorded reason, never an exception.
 folder per task, ``task=<task>/<run_number>.parquet``, read as column ``task``):
 each CSV is read by Arrow's CSV reader (streamed block by block above
 STREAM_ABOVE_BYTES, so memory stays bounded) and its graded columns written to
-its run's Parquet file, which the grading models read as fast columnar scans. A CSV Arrow's reader
+its run's Parquet file, which the grading models read as fast columnar scans.
+The text columns are dictionary-encoded and not compressed: an output repeats
+its values (ids, a stay's weight on every row, repeated sums), so the files
+are about 40% of the plain size (0.6 against 1.5 GB for the benchmark's 1.1 GB
+of CSVs), and DuckDB reads them faster. A CSV Arrow's reader
 refuses (a short row pandas pads, a bad byte, a row with too many fields) is
 read again by DuckDB's CSV reader, which pads short rows and words the reason.
 """
@@ -205,13 +209,18 @@ def _duckdb_batch(con: duckdb.DuckDBPyConnection, run: Run, header: list[str], p
     return _slot_batch(columns, table.num_rows, 1, run, run_number, width)
 
 
+def _slot_names(width: int) -> list[str]:
+    """The text columns, the ones worth a dictionary (run and row numbers are not)."""
+    return [f"column_{slot}" for slot in range(1, width + 1)]
+
+
 def _write_run(path: Path, batches: Iterable[pa.RecordBatch], width: int) -> int:
     """Write a run's batches to its Parquet file; the row count. Nothing is left behind on error,
     and no file for a run without rows (DuckDB estimates a Parquet scan's size from its first file,
     and an empty one would make it plan every join as if the agent rows were none)."""
     rows = 0
     try:
-        with pq.ParquetWriter(path, _rows_schema(width), compression="none", use_dictionary=False,
+        with pq.ParquetWriter(path, _rows_schema(width), compression="none", use_dictionary=_slot_names(width),
                               write_statistics=["run_number"]) as writer:
             for batch in batches:
                 writer.write_batch(batch)

@@ -1,10 +1,10 @@
 {#-
   M4Bench's merge of one task's agent rows with its truth rows, as SQL compiled
   for that task (an entry of m4_grading_plan). The models that read the
-  agent rows (int_grading__agent_keys) or the merged rows
-  (int_grading__column_counts, int_grading__text_matches) inline these queries
-  per task: a union of every task's query behind a view cost DuckDB seconds of
-  planning for each use.
+  keyed rows (int_grading__run_keys, int_grading__repeated_keys and the view
+  int_grading__agent_keys) or the merged rows (int_grading__column_counts,
+  int_grading__text_matches) inline these queries per task: a union of every
+  task's query behind a view cost DuckDB seconds of planning for each use.
 -#}
 
 {#- The rows of the task's comparable runs with their normalised key (typed parts,
@@ -24,6 +24,28 @@
         ON output_rows.run_number = runs.run_number
     WHERE output_rows.task = '{{ task['task'] }}'
         AND runs.run_error IS NULL
+{% endmacro %}
+
+{#- The rows of the task's comparable runs (only `runs`, a SQL list of run numbers,
+    when given) with their normalised key (key_number_<slot>, key_timestamp_<slot>,
+    key_text_<slot>: the parts of the task's key kinds, m4_typed_key_columns) and
+    the truth row of that key (NULL for a key the truth lacks). Only the key
+    parts of the truth are read. -#}
+{% macro m4_keyed_rows(task, key_width, runs=none) %}
+    SELECT
+        agent.run_number,
+        agent.row_number,
+        {%- for column in m4_typed_key_columns(task['keys']) %}
+        agent.{{ column }},
+        {%- endfor %}
+        truth.truth_row
+    FROM ({{ m4_agent_rows(task, 0, key_width) }}
+        {%- if runs %}
+        AND output_rows.run_number IN ({{ runs }})
+        {%- endif %}) AS agent
+    LEFT JOIN {{ ref('int_grading__truth_values') }} AS truth
+        ON truth.task = '{{ task['task'] }}'
+        AND {{ m4_same_typed_key(task['keys'], 'agent', 'truth') }}
 {% endmacro %}
 
 {#- Every row of the task's comparable runs with the truth row of its key (NULL

@@ -258,8 +258,9 @@ FROM profiled
 {%- endmacro %}
 
 {#- The batch's tasks, for models that compile one query per task: a list of
-    {task, keys: {slot: {kind, has_time_zone}}, columns: [{slot, column_name,
-    tolerance, temporal}]}: the reference's key columns, and the scored columns
+    {task, truth_rows, keys: {slot: {kind, has_time_zone}}, columns: [{slot, column_name,
+    tolerance, temporal}]}: the reference's row count (truth rows are numbered
+    1 .. truth_rows), its key columns, and the scored columns
     (their tolerances become constants; temporal means the truth column can
     compare as timestamps: it looks temporal and every value parses). Tasks whose
     reference could not be profiled are left out: none of their runs is
@@ -269,7 +270,7 @@ FROM profiled
         {{ return([]) }}
     {%- endif -%}
     {%- set keys = run_query(
-        "SELECT c.task, c.slot, p.key_kind, p.has_time_zone "
+        "SELECT c.task, c.slot, p.key_kind, p.has_time_zone, p.n_rows "
         ~ "FROM " ~ source('agent_outputs', 'task_columns') ~ " AS c "
         ~ "INNER JOIN " ~ ref('int_grading__truth_profiles') ~ " AS p ON c.task = p.task AND c.slot = p.slot "
         ~ "WHERE c.role = 'key' ORDER BY c.task, c.slot"
@@ -285,7 +286,8 @@ FROM profiled
     {%- set by_task = {} -%}
     {%- for row in keys.rows -%}
         {%- if row['task'] not in by_task -%}
-            {%- do by_task.update({row['task']: {'task': row['task'], 'keys': {}, 'columns': []}}) -%}
+            {%- do by_task.update({row['task']: {'task': row['task'], 'keys': {}, 'columns': [],
+                                                  'truth_rows': row['n_rows'] | int}}) -%}
             {%- do plan.append(by_task[row['task']]) -%}
         {%- endif -%}
         {%- do by_task[row['task']]['keys'].update({row['slot'] | int: {
@@ -302,14 +304,26 @@ FROM profiled
 {#- The runs of each task with a column compared as text (after int_grading__column_modes
     is built): {task: 'run_number, run_number, ...'}. Empty while dbt parses. -#}
 {% macro m4_grading_text_runs() %}
+    {{ return(m4_runs_by_task(ref('int_grading__column_modes'), "mode = 'text'")) }}
+{% endmacro %}
+
+{#- The runs of each task that repeat a truth key (after int_grading__run_keys is
+    built), as m4_grading_text_runs lists them. -#}
+{% macro m4_grading_runs_repeating_keys() %}
+    {{ return(m4_runs_by_task(ref('int_grading__run_keys'), 'repeats_truth_keys')) }}
+{% endmacro %}
+
+{#- {task: 'run_number, run_number, ...'} for the runs with a row of `relation`
+    (which has run_number) meeting `condition`. Empty while dbt parses. -#}
+{% macro m4_runs_by_task(relation, condition) %}
     {%- if not execute -%}
         {{ return({}) }}
     {%- endif -%}
     {%- set result = run_query(
-        "SELECT runs.task, STRING_AGG(DISTINCT CAST(modes.run_number AS VARCHAR), ', ') AS run_numbers "
-        ~ "FROM " ~ ref('int_grading__column_modes') ~ " AS modes "
-        ~ "INNER JOIN " ~ ref('int_grading__runs') ~ " AS runs ON modes.run_number = runs.run_number "
-        ~ "WHERE modes.mode = 'text' GROUP BY runs.task"
+        "SELECT runs.task, STRING_AGG(DISTINCT CAST(selected.run_number AS VARCHAR), ', ') AS run_numbers "
+        ~ "FROM " ~ relation ~ " AS selected "
+        ~ "INNER JOIN " ~ ref('int_grading__runs') ~ " AS runs ON selected.run_number = runs.run_number "
+        ~ "WHERE " ~ condition ~ " GROUP BY runs.task"
     ) -%}
     {%- set by_task = {} -%}
     {%- for row in result.rows -%}

@@ -1,10 +1,28 @@
--- The truth keys a comparable run supplies on more than one row, with the first of those rows (the one M4Bench keeps); few rows.
+{#-
+  The truth keys a comparable run supplies on more than one row, with the first
+  of those rows (the one M4Bench keeps); few rows. Only the runs that repeat a
+  truth key (int_grading__run_keys, listed as constants so only their rows are
+  read) are grouped by key.
+-#}
 {{ config(enabled=var('m4_grading', false)) }}
+-- depends_on: {{ ref('int_grading__truth_profiles') }}, {{ ref('int_grading__runs') }}, {{ ref('int_grading__truth_values') }}, {{ ref('int_grading__run_keys') }}
+{%- set key_width = m4_grading_key_width() %}
+{%- set repeating = m4_grading_runs_repeating_keys() %}
+{%- for task in m4_grading_plan() if task['task'] in repeating %}
 SELECT
     run_number,
     truth_row,
-    kept_row,
-    n_rows
-FROM {{ ref('int_grading__agent_keys') }}
-WHERE n_rows > 1
-    AND truth_row IS NOT NULL
+    MIN(row_number) AS kept_row,
+    COUNT(*) AS n_rows
+FROM ({{ m4_keyed_rows(task, key_width, runs=repeating[task['task']]) }}) AS keyed_rows
+WHERE truth_row IS NOT NULL
+GROUP BY run_number, truth_row
+HAVING COUNT(*) > 1
+UNION ALL
+{%- endfor %}
+SELECT
+    CAST(NULL AS INTEGER) AS run_number,
+    CAST(NULL AS BIGINT) AS truth_row,
+    CAST(NULL AS BIGINT) AS kept_row,
+    CAST(NULL AS BIGINT) AS n_rows
+WHERE FALSE
