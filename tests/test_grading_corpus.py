@@ -75,6 +75,8 @@ def test_corpus_covers_the_failure_modes(graded):
     ("key_text_label", "cannot be merged"),
     ("vaso_time_zone", "with time zone"),
     ("vaso_utc_suffix", "time-zone-aware and naive timestamps"),
+    ("vaso_space_offset", "time-zone-aware and naive timestamps"),
+    ("vaso_space_offset_keys", "with time zone"),
 ])
 def test_unreadable_outputs_score_zero_with_reason(graded, case, reason):
     result = graded[4][case]
@@ -88,7 +90,7 @@ def test_known_outcomes(graded):
                     "vaso_perfect", "vaso_iso_t", "vaso_us_dates", "vaso_us_date_keys", "vaso_us_dates_no_seconds",
                     "vaso_year_first_slashes", "vaso_dot_dates", "vaso_month_names", "vaso_month_abbreviation_keys",
                     "vaso_month_names_any_case", "vaso_12_hour_times", "vaso_12_hour_keys",
-                    "vaso_month_names_upper_case", "vaso_upper_case_month_keys",
+                    "vaso_month_names_upper_case", "vaso_upper_case_month_keys", "vaso_dot_dates_fractional_seconds",
                     "labels_perfect", "labels_bool_as_int"):
         assert results[perfect]["reward"] == 1.0 and results[perfect]["strict_pass"], perfect
     assert results["header_only"]["checks"][1] == {

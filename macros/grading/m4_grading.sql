@@ -58,7 +58,8 @@
     '.', and dates with an English month name, full or abbreviated ('May 29 2117',
     'May 29, 2117', '29 May 2117', '29-May-2117'); each date without a time, with
     hours and minutes, or with hours, minutes and seconds, on a 24-hour clock or
-    a 12-hour one with AM or PM (which ISO 8601 dates take too). pandas infers
+    a 12-hour one with AM or PM (which ISO 8601 dates take too), the seconds
+    with or without a fraction ('17:16:19.000'). pandas infers
     the 12-hour format only from some first values ('01:50 AM', '12:50 PM') and
     parses each value on its own otherwise, which for such a column reads the
     same times. A cell is parsed with the formats of its date shape: the one its
@@ -78,7 +79,7 @@
             {%- do dates.append([shape, [format | replace('M', '%B'), format | replace('M', '%b')]]) -%}
         {%- endfor -%}
     {%- endif -%}
-    {%- set times = ['', ' %H:%M', ' %H:%M:%S', ' %I:%M %p', ' %I:%M:%S %p'] -%}
+    {%- set times = ['', ' %H:%M', ' %H:%M:%S', ' %H:%M:%S.%f', ' %I:%M %p', ' %I:%M:%S %p', ' %I:%M:%S.%f %p'] -%}
     {%- set formats = [] -%}
     {%- for shape, date_formats in dates -%}
         {%- set with_times = [] -%}
@@ -103,7 +104,7 @@
 {#- A text's timestamp in the format of its shape (m4_timestamp_formats; a
     day/month/year date when `day_first`); NULL for other shapes or when it does not parse. -#}
 {% macro m4_parse_formatted(value, signature, day_first=false) -%}
-    CASE regexp_replace(translate({{ signature }}, 'bM', 'BB'), ' d:d(:d)?( p)?$', '')
+    CASE regexp_replace(translate({{ signature }}, 'bM', 'BB'), ' d:d(:d(\.d)?)?( p)?$', '')
         {%- for shape, formats in m4_timestamp_formats(day_first) %}
         WHEN '{{ shape }}' THEN try_strptime({{ value }}, ['{{ formats | join("', '") }}'])
         {%- endfor %}
@@ -165,12 +166,20 @@
     CASE WHEN contains({{ value }}, '-') OR contains({{ value }}, ':') THEN TRY_CAST({{ value }} AS TIMESTAMP) END
 {%- endmacro %}
 
-{#- Whether a timestamp text carries a time zone (pandas makes it tz-aware). -#}
+{#- Whether a timestamp text carries a time zone (pandas makes it tz-aware): an
+    offset (also after a space, '... +0000'), Z, or UTC or GMT after a space. -#}
 {% macro m4_has_time_zone(signature) -%}
     CASE
         WHEN {{ signature }} IN {{ m4_usual_signatures() }} THEN FALSE
-        ELSE regexp_matches({{ signature }}, 'd:d(:d)?(\.d)?(Z|[+-]d(:d)?| UTC| GMT)$')
+        ELSE regexp_matches({{ signature }}, 'd:d(:d)?(\.d)?(Z| ?[+-]d(:d)?| UTC| GMT)$')
     END
+{%- endmacro %}
+
+{#- A time-zone-aware ISO text as a UTC timestamp. DuckDB's cast reads an offset
+    only right after the time: '... +0000' loses its space first (a naive cast
+    would drop such an offset silently). -#}
+{% macro m4_utc_timestamp(value) -%}
+    timezone('UTC', TRY_CAST(replace(replace({{ value }}, ' +', '+'), ' -', '-') AS TIMESTAMPTZ))
 {%- endmacro %}
 
 {#- A cell's text cast to DOUBLE (NULL when it is not a number). A text with ':'
@@ -212,16 +221,15 @@
 
 {#- A cell's timestamp, parsed with its shape (`signature`, see m4_signature); NULL
     when it has none pandas parses. ISO 8601 texts are cast (UTC for tz-aware
-    values: an offset, Z, or UTC or GMT after a space, as BigQuery writes
-    timestamps), other texts parsed with the formats of m4_timestamp_formats. With the
+    values: m4_has_time_zone, m4_utc_timestamp), other texts parsed with the formats of m4_timestamp_formats. With the
     cell's naive cast (`cast`), the usual shapes take it instead of casting again. -#}
 {% macro m4_timestamp_from(value, signature, cast=none) -%}
     CASE
         {%- if cast %}
         WHEN {{ signature }} IN {{ m4_usual_signatures() }} THEN {{ cast }}
         {%- endif %}
-        WHEN regexp_full_match({{ signature }}, 'd-d-d([ T]d:d(:d(\.d)?)?(Z|[+-]d(:d)?| UTC| GMT)?)?') THEN CASE
-            WHEN {{ m4_has_time_zone(signature) }} THEN timezone('UTC', TRY_CAST({{ value }} AS TIMESTAMPTZ))
+        WHEN regexp_full_match({{ signature }}, 'd-d-d([ T]d:d(:d(\.d)?)?(Z| ?[+-]d(:d)?| UTC| GMT)?)?') THEN CASE
+            WHEN {{ m4_has_time_zone(signature) }} THEN {{ m4_utc_timestamp(value) }}
             ELSE TRY_CAST({{ value }} AS TIMESTAMP)
         END
         ELSE {{ m4_parse_formatted(value, signature) }}

@@ -187,12 +187,12 @@ FROM profiled
 
 {% macro m4_key_timestamp_of(value, has_time_zone, day_first=none) -%}
     {%- if has_time_zone is sameas true -%}
-        timezone('UTC', TRY_CAST({{ value }} AS TIMESTAMPTZ))
+        {{ m4_utc_timestamp(value) }}
     {%- elif has_time_zone is sameas false -%}
         {{ m4_key_naive_timestamp(value, day_first) }}
     {%- else -%}
         CASE
-            WHEN {{ has_time_zone }} THEN timezone('UTC', TRY_CAST({{ value }} AS TIMESTAMPTZ))
+            WHEN {{ has_time_zone }} THEN {{ m4_utc_timestamp(value) }}
             ELSE {{ m4_key_naive_timestamp(value, day_first) }}
         END
     {%- endif -%}
