@@ -86,6 +86,17 @@
     {%- endfor %}
 {% endmacro %}
 
+{#- No rows, with typed columns: `columns` is a list of (name, SQL type) pairs. It
+    closes the per-task unions of the grading models (`... UNION ALL` after each
+    task), so a batch without tasks still has the model's columns. -#}
+{% macro m4_no_rows(columns) %}
+SELECT
+    {%- for name, type in columns %}
+    CAST(NULL AS {{ type }}) AS {{ name }}{% if not loop.last %},{% endif %}
+    {%- endfor %}
+WHERE FALSE
+{% endmacro %}
+
 {#- Wide per-slot columns (<field>_<slot>) of `relation` as one row per (owner columns, slot). -#}
 {% macro m4_unpivot_slots(relation, owner, slots, fields) %}
     {%- for slot in slots %}

@@ -25,9 +25,4 @@ FROM ({{ m4_keyed_rows(task, key_width) }}) AS keyed_rows
 GROUP BY run_number, {{ key_columns | join(', ') }}
 UNION ALL
 {%- endfor %}
-SELECT
-    CAST(NULL AS INTEGER) AS run_number,
-    CAST(NULL AS BIGINT) AS kept_row,
-    CAST(NULL AS BIGINT) AS n_rows,
-    CAST(NULL AS BIGINT) AS truth_row
-WHERE FALSE
+{{ m4_no_rows([('run_number', 'INTEGER'), ('kept_row', 'BIGINT'), ('n_rows', 'BIGINT'), ('truth_row', 'BIGINT')]) }}

@@ -162,25 +162,12 @@ FROM (
     {{ m4_first_value_reading('by_slot') }}
 ) AS first_read
 {%- else %}
-SELECT
-    CAST(NULL AS INTEGER) AS run_number,
-    CAST(NULL AS INTEGER) AS slot,
-    CAST(NULL AS BIGINT) AS n_present,
-    CAST(NULL AS BIGINT) AS n_float,
-    CAST(NULL AS BIGINT) AS n_int,
-    CAST(NULL AS BIGINT) AS n_bool,
-    CAST(NULL AS BIGINT) AS both_present,
-    CAST(NULL AS BIGINT) AS agent_not_float,
-    CAST(NULL AS BIGINT) AS missing_on_both,
-    CAST(NULL AS BIGINT) AS numeric_matches,
-    CAST(NULL AS BIGINT) AS bool_numeric_matches,
-    CAST(NULL AS VARCHAR) AS first_signature,
-    CAST(NULL AS VARCHAR) AS first_signature_any,
-    CAST(NULL AS VARCHAR) AS min_signature,
-    CAST(NULL AS VARCHAR) AS max_signature,
-    CAST(NULL AS VARCHAR) AS min_signature_b,
-    CAST(NULL AS VARCHAR) AS max_signature_b,
-    CAST(NULL AS BIGINT) AS both_timestamps,
-    CAST(NULL AS BIGINT) AS timestamp_matches
-WHERE FALSE
+{{ m4_no_rows([
+    ('run_number', 'INTEGER'), ('slot', 'INTEGER'), ('n_present', 'BIGINT'), ('n_float', 'BIGINT'),
+    ('n_int', 'BIGINT'), ('n_bool', 'BIGINT'), ('both_present', 'BIGINT'), ('agent_not_float', 'BIGINT'),
+    ('missing_on_both', 'BIGINT'), ('numeric_matches', 'BIGINT'), ('bool_numeric_matches', 'BIGINT'),
+    ('first_signature', 'VARCHAR'), ('first_signature_any', 'VARCHAR'), ('min_signature', 'VARCHAR'),
+    ('max_signature', 'VARCHAR'), ('min_signature_b', 'VARCHAR'), ('max_signature_b', 'VARCHAR'),
+    ('both_timestamps', 'BIGINT'), ('timestamp_matches', 'BIGINT')
+]) }}
 {%- endif %}

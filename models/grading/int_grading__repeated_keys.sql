@@ -20,9 +20,4 @@ GROUP BY run_number, truth_row
 HAVING COUNT(*) > 1
 UNION ALL
 {%- endfor %}
-SELECT
-    CAST(NULL AS INTEGER) AS run_number,
-    CAST(NULL AS BIGINT) AS truth_row,
-    CAST(NULL AS BIGINT) AS kept_row,
-    CAST(NULL AS BIGINT) AS n_rows
-WHERE FALSE
+{{ m4_no_rows([('run_number', 'INTEGER'), ('truth_row', 'BIGINT'), ('kept_row', 'BIGINT'), ('n_rows', 'BIGINT')]) }}

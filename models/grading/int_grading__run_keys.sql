@@ -27,13 +27,8 @@ WITH counted AS (
     GROUP BY run_number
     UNION ALL
     {%- endfor %}
-    SELECT
-        CAST(NULL AS INTEGER) AS run_number,
-        CAST(NULL AS BIGINT) AS agent_rows,
-        CAST(NULL AS BIGINT) AS rows_in_truth,
-        CAST(NULL AS BIGINT) AS agent_keys_in_truth,
-        CAST(NULL AS BIGINT) AS keys_not_in_truth
-    WHERE FALSE
+    {{ m4_no_rows([('run_number', 'INTEGER'), ('agent_rows', 'BIGINT'), ('rows_in_truth', 'BIGINT'),
+                   ('agent_keys_in_truth', 'BIGINT'), ('keys_not_in_truth', 'BIGINT')]) }}
 )
 
 SELECT

@@ -59,5 +59,4 @@ FROM matches_{{ task_index }}
 UNION ALL
 {%- endfor %}
 {%- endfor %}
-SELECT CAST(NULL AS INTEGER) AS run_number, CAST(NULL AS INTEGER) AS slot, CAST(NULL AS BIGINT) AS text_matches
-WHERE FALSE
+{{ m4_no_rows([('run_number', 'INTEGER'), ('slot', 'INTEGER'), ('text_matches', 'BIGINT')]) }}
