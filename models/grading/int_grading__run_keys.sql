@@ -21,7 +21,7 @@ WITH counted AS (
         COALESCE(bit_count(bitstring_agg(truth_row, 1, {{ [task['truth_rows'], 1] | max }})), 0) AS agent_keys_in_truth,
         COUNT(DISTINCT CASE
             WHEN truth_row IS NULL
-                THEN {{ '{' }}{% for column in key_columns %}'{{ column }}': {{ column }}{% if not loop.last %}, {% endif %}{% endfor %}{{ '}' }}
+                THEN ROW({{ key_columns | join(', ') }})
         END) AS keys_not_in_truth
     FROM ({{ m4_keyed_rows(task, key_width) }}) AS keyed_rows
     GROUP BY run_number
