@@ -71,10 +71,15 @@ CREATE OR REPLACE TABLE {SCHEMA}.task_columns (
 """
 
 
+def _slot_names(width: int) -> list[str]:
+    """The text columns, the ones worth a dictionary (run and row numbers are not)."""
+    return [f"column_{slot}" for slot in range(1, width + 1)]
+
+
 def _rows_schema(width: int) -> pa.Schema:
     return pa.schema([pa.field("run_number", pa.int32(), nullable=False),
                       pa.field("row_number", pa.int64(), nullable=False),
-                      *[pa.field(f"column_{slot}", pa.string()) for slot in range(1, width + 1)]])
+                      *[pa.field(name, pa.string()) for name in _slot_names(width)]])
 
 @dataclass(frozen=True)
 class Run:
@@ -207,11 +212,6 @@ def _duckdb_batch(con: duckdb.DuckDBPyConnection, run: Run, header: list[str], p
         raise UnreadableOutput("CSV parse error: " + " ".join(kept or [type(exc).__name__])) from None
     columns = {name: table.column(name).combine_chunks() for name in present}
     return _slot_batch(columns, table.num_rows, 1, run, run_number, width)
-
-
-def _slot_names(width: int) -> list[str]:
-    """The text columns, the ones worth a dictionary (run and row numbers are not)."""
-    return [f"column_{slot}" for slot in range(1, width + 1)]
 
 
 def _write_run(path: Path, batches: Iterable[pa.RecordBatch], width: int) -> int:

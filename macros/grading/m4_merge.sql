@@ -10,8 +10,10 @@
 {#- The rows of the task's comparable runs with their normalised key (typed parts,
     as for the truth in int_grading__truth_values): a comparable run's key
     columns have the reference's kinds, so each key slot gets the one part of
-    its kind (m4_typed_key_parts); and the slots column_1 .. column_<width>. -#}
-{% macro m4_agent_rows(task, width, key_width) %}
+    its kind (m4_typed_key_parts); and the slots column_1 .. column_<width>.
+    Only the runs in `runs` (a SQL list of run numbers), when given: as
+    constants, so only their files are read. -#}
+{% macro m4_agent_rows(task, width, key_width, runs=none) %}
     SELECT
         runs.run_number,
         output_rows.row_number,
@@ -24,10 +26,13 @@
         ON output_rows.run_number = runs.run_number
     WHERE output_rows.task = '{{ task['task'] }}'
         AND runs.run_error IS NULL
+        {%- if runs %}
+        AND output_rows.run_number IN ({{ runs }})
+        {%- endif %}
 {% endmacro %}
 
-{#- The rows of the task's comparable runs (only `runs`, a SQL list of run numbers,
-    when given) with their normalised key (key_number_<slot>, key_timestamp_<slot>,
+{#- The rows of the task's comparable runs (only `runs`, see m4_agent_rows) with
+    their normalised key (key_number_<slot>, key_timestamp_<slot>,
     key_text_<slot>: the parts of the task's key kinds, m4_typed_key_columns) and
     the truth row of that key (NULL for a key the truth lacks). Only the key
     parts of the truth are read. -#}
@@ -39,22 +44,19 @@
         agent.{{ column }},
         {%- endfor %}
         truth.truth_row
-    FROM ({{ m4_agent_rows(task, 0, key_width) }}
-        {%- if runs %}
-        AND output_rows.run_number IN ({{ runs }})
-        {%- endif %}) AS agent
+    FROM ({{ m4_agent_rows(task, 0, key_width, runs) }}) AS agent
     LEFT JOIN {{ ref('int_grading__truth_values') }} AS truth
         ON truth.task = '{{ task['task'] }}'
         AND {{ m4_same_typed_key(task['keys'], 'agent', 'truth') }}
 {% endmacro %}
 
-{#- Every row of the task's comparable runs with the truth row of its key (NULL
-    for a key the truth lacks) and `merged`, true for the first row of a key the
+{#- Every row of the task's comparable runs (only `runs`, see m4_agent_rows) with
+    the truth row of its key (NULL for a key the truth lacks) and `merged`, true for the first row of a key the
     truth has (the row the left merge keeps); per slot the agent's text
     (agent_<slot>) beside what the comparison reads of the truth cell (see
     int_grading__truth_values). Truth rows
     the agent lacks are left out: they never match. -#}
-{% macro m4_merged_rows(task, width, key_width) %}
+{% macro m4_merged_rows(task, width, key_width, runs=none) %}
     SELECT
         agent.run_number,
         agent.row_number,
@@ -69,7 +71,7 @@
         truth.render_kind_{{ slot }} AS truth_render_kind_{{ slot }},
         truth.timestamp_{{ slot }} AS truth_timestamp_{{ slot }}
         {%- endfor %}
-    FROM ({{ m4_agent_rows(task, width, key_width) }}) AS agent
+    FROM ({{ m4_agent_rows(task, width, key_width, runs) }}) AS agent
     LEFT JOIN {{ ref('int_grading__truth_values') }} AS truth
         ON truth.task = '{{ task['task'] }}'
         AND {{ m4_same_typed_key(task['keys'], 'agent', 'truth') }}

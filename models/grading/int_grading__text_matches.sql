@@ -43,10 +43,9 @@ matches_{{ task_index }} AS (
             AND merged.truth_render_{{ slot }} = {{ m4_render('merged.agent_' ~ slot, 'text_runs.dtype_' ~ slot) }}
         ) AS text_matches_{{ slot }}
         {%- endfor %}
-    FROM ({{ m4_merged_rows(task, width, key_width) }}) AS merged
+    FROM ({{ m4_merged_rows(task, width, key_width, runs=text_runs[task['task']]) }}) AS merged
     INNER JOIN text_runs_{{ task_index }} AS text_runs
         ON merged.run_number = text_runs.run_number
-    WHERE merged.run_number IN ({{ text_runs[task['task']] }})
     GROUP BY merged.run_number
 )
 {%- endfor %}
