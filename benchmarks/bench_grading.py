@@ -4,14 +4,14 @@
 
 DIR must hold built references (``m4agent quickstart`` or ``m4agent reference
 build``). For every task, the reference is exported the way M4Bench exports
-ground truth, and ``--variants`` perturbed copies are written as run folders
+ground truth (a gzipped CSV, ``truth/<task>.csv.gz``), and ``--variants`` perturbed copies are written as run folders
 (``<task>/<variant>/output.csv`` + ``run.json``). The campaign is then graded
 with ``grade_results_root`` (load + one ``dbt build`` + result.json files), twice:
 the first call may include dbt's full parse of the project (once per data
 directory) and renders the references (as M4Bench exports its ground truth);
 the second is the steady state, reusing both (``truth_cache``). Then the
-per-run baseline (``pandas_oracle.grade``: read both CSVs, compare with pandas
-as the original does). Prints the times (each call split into loading the CSVs,
+per-run baseline (``pandas_oracle.grade``: read the output and the gzipped
+ground truth, compare with pandas as the original does). Prints the times (each call split into loading the CSVs,
 dbt, and reading the results), the ratios, the largest reward difference and the
 baseline's time on the tasks with the most rows.
 """
@@ -40,7 +40,8 @@ def write_campaign(data_dir: Path, work: Path, variants: int, tasks: dict[str, T
     if database_path(data_dir, "eicu").exists():
         con.execute(f"ATTACH '{database_path(data_dir, 'eicu')}' AS eicu (READ_ONLY)")
     try:
-        truth = {name: pandas_oracle.export_truth(con, task, truth_dir / f"{name}.csv")
+        # gzipped, as M4Bench ships its ground truth and its harness reads it for every run
+        truth = {name: pandas_oracle.export_truth(con, task, truth_dir / f"{name}.csv.gz")
                  for name, task in tasks.items()}
     finally:
         con.close()

@@ -150,7 +150,10 @@ def grade(task: Task, output: Path, truth_csv: Path) -> dict[str, Any]:
 
 
 def export_truth(con: Any, task: Task, out_csv: Path) -> Path:
-    """A task's reference as M4Bench writes its ground truth: DuckDB -> pandas, sorted by key, to_csv."""
+    """A task's reference as M4Bench writes its ground truth: DuckDB -> pandas, sorted by key, to_csv.
+
+    A path ending in ``.gz`` gets the gzipped CSV M4Bench ships and its harness reads
+    (``<task>.csv.gz``, written with mtime 0 so the bytes are reproducible)."""
     catalog = con.execute(
         "SELECT table_catalog FROM information_schema.tables WHERE table_schema = 'reference' AND table_name = ?",
         [task.reference_model]).fetchone()
@@ -158,5 +161,7 @@ def export_truth(con: Any, task: Task, out_csv: Path) -> Path:
         raise ValueError(f"reference table {task.reference_model} not found")
     frame = con.execute(f'SELECT * FROM "{catalog[0]}".reference."{task.reference_model}"').df()
     order = [*task.key_columns, *[c for c in frame.columns if c not in task.key_columns]]
-    frame.sort_values(order, kind="mergesort", na_position="last").to_csv(out_csv, index=False)
+    compression = {"method": "gzip", "mtime": 0} if out_csv.suffix == ".gz" else None
+    frame.sort_values(order, kind="mergesort", na_position="last").to_csv(out_csv, index=False,
+                                                                          compression=compression)
     return out_csv

@@ -12,6 +12,7 @@ semicolons.
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import random
 from collections.abc import Callable
@@ -23,7 +24,9 @@ Rows = list[list[str]]
 
 
 def read_rows(path: Path) -> Rows:
-    with path.open(newline="") as handle:
+    """A CSV's header and rows, as text (a ``.gz`` path is read through gzip)."""
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", newline="") as handle:
         return list(csv.reader(handle))
 
 
