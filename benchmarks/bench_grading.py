@@ -10,9 +10,14 @@ with ``grade_results_root`` (load + one ``dbt build`` + result.json files), twic
 the first call may include dbt's full parse of the project (once per data
 directory) and renders the references (as M4Bench exports its ground truth);
 the second is the steady state, reusing both (``truth_cache``). Then the
-per-run baseline (``pandas_oracle.grade``: read the output and the gzipped
-ground truth, compare with pandas as the original does). Prints the times (each call split into loading the CSVs,
-dbt, and reading the results), the ratios, the largest reward difference and the
+per-run baseline: every output read with its gzipped ground truth and compared
+with pandas, one run at a time. ``--baseline original`` (the default when the
+read-only mirror of hannesill/m4 is present, see tests/fixtures/grading/original.py)
+times M4Bench's own grading code; ``--baseline oracle`` times
+``pandas_oracle.grade``, this project's restatement of it, which skips the
+original's truth duplicate check and mismatch examples and so runs a little
+faster. Prints the times (each call split into loading the CSVs, dbt, and
+reading the results), the ratios, the largest reward difference and the
 baseline's time on the tasks with the most rows.
 """
 
@@ -21,8 +26,11 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
@@ -57,12 +65,27 @@ def write_campaign(data_dir: Path, work: Path, variants: int, tasks: dict[str, T
     return truth
 
 
+def per_run_grader(choice: str) -> tuple[str, Callable[[Task, Path, Path], dict[str, Any]]]:
+    """The baseline's name and its one-run grader (task, output CSV, truth CSV) -> reward and verdict."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+    from fixtures.grading import original
+
+    if choice == "original" or (choice == "auto" and original.available()):
+        if not original.available():
+            raise SystemExit(f"--baseline original needs the mirror of hannesill/m4 at {original.MIRROR}")
+        return "M4Bench's own code", lambda task, output, truth: original.evaluate(task.path, output, truth)
+    return "pandas_oracle", pandas_oracle.grade
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--data-dir", type=Path, default=None)
     parser.add_argument("--variants", type=int, default=20)
     parser.add_argument("--work", type=Path, default=Path("/tmp/m4agent-bench-grading"))
+    parser.add_argument("--baseline", choices=["auto", "original", "oracle"], default="auto",
+                        help="M4Bench's own code (needs its mirror) or pandas_oracle; auto: the original when present")
     args = parser.parse_args()
+    baseline_name, grade_one = per_run_grader(args.baseline)
     data_dir = resolve_data_dir(args.data_dir)
     tasks = all_tasks()
     truth = write_campaign(data_dir, args.work, args.variants, tasks)
@@ -84,20 +107,25 @@ def main() -> None:
         task = tasks[json.loads(run_json.read_text())["task"]]
         run_id = run_json.parent.relative_to(args.work / "runs").as_posix()
         run_start = time.perf_counter()
-        baseline[run_id] = pandas_oracle.grade(task, run_json.parent / "output.csv", truth[task.name])
+        baseline[run_id] = grade_one(task, run_json.parent / "output.csv", truth[task.name])
         by_task[task.name] = by_task.get(task.name, 0.0) + time.perf_counter() - run_start
     per_run = time.perf_counter() - start
 
     worst = max(abs(ours[r]["reward"] - baseline[r]["reward"]) for r in baseline)
     strict_same = sum(ours[r]["strict_pass"] == baseline[r]["strict_pass"] for r in baseline)
+    rates_same = sum(ours[r]["match_rates"].keys() == baseline[r]["match_rates"].keys()
+                     and all(abs(rate - ours[r]["match_rates"][column]) <= 1e-6
+                             for column, rate in baseline[r]["match_rates"].items())
+                     for r in baseline)
     print(f"one pass, first call (may parse):          {first_pass:8.1f} s")
     print(f"one pass (load + dbt build + result.json): {one_pass:8.1f} s")
     for name, seconds in (("first", phases[0]), ("one pass", phases[1])):
         print(f"  {name:8s}: " + ", ".join(f"{phase} {value:.1f} s" for phase, value in seconds.items()))
-    print(f"per-run pandas baseline:                   {per_run:8.1f} s")
+    print(f"per-run baseline ({baseline_name + '):':24s}  {per_run:8.1f} s")
     print(f"ratio (baseline / one pass):               {per_run / one_pass:8.2f}x "
           f"(first call {per_run / first_pass:.2f}x)")
-    print(f"largest reward difference: {worst:.2e}; strict verdicts equal on {strict_same}/{len(baseline)}")
+    print(f"largest reward difference: {worst:.2e}; strict verdicts equal on {strict_same}/{len(baseline)}, "
+          f"match rates on {rates_same}/{len(baseline)}")
     rows = {result["task"]: result["agent_rows"] for result in ours.values()}
     print("baseline time of the tasks with the most rows (rows per output, baseline seconds for all variants):")
     for name in sorted(by_task, key=lambda n: -by_task[n])[:3]:
