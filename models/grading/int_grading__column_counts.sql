@@ -48,33 +48,18 @@ cells_{{ task_index }} AS (
     FROM ({{ m4_merged_rows(task, width, key_width) }}) AS merged_rows
 ),
 
-floats_{{ task_index }} AS (
-    SELECT
-        *
-        {%- for column in task['columns'] %},
-        CASE
-            WHEN same_{{ column['slot'] }} THEN truth_render_kind_{{ column['slot'] }} IN (1, 2)
-            ELSE {{ m4_is_float_from('agent_' ~ column['slot'], 'as_double_' ~ column['slot']) }}
-        END AS is_float_{{ column['slot'] }}
-        {%- endfor %}
-    FROM cells_{{ task_index }}
-),
-
 classified_{{ task_index }} AS (
     SELECT
         *
         {%- for column in task['columns'] %}
         {%- set slot = column['slot'] %},
+        -- m4_cell_kind: 2 int, 1 other float, 3 boolean, 0 anything else
         CASE
-            WHEN same_{{ slot }} THEN truth_render_kind_{{ slot }} = 2
-            ELSE {{ m4_is_int_from('agent_' ~ slot, 'is_float_' ~ slot) }}
-        END AS is_int_{{ slot }},
-        CASE
-            WHEN same_{{ slot }} THEN truth_render_kind_{{ slot }} = 3
-            ELSE {{ m4_is_bool_from('agent_' ~ slot, 'is_float_' ~ slot) }}
-        END AS is_bool_{{ slot }}
+            WHEN same_{{ slot }} THEN truth_render_kind_{{ slot }}
+            ELSE {{ m4_cell_kind('agent_' ~ slot, 'as_double_' ~ slot) }}
+        END AS kind_{{ slot }}
         {%- endfor %}
-    FROM floats_{{ task_index }}
+    FROM cells_{{ task_index }}
 ),
 
 timed_{{ task_index }} AS (
@@ -98,17 +83,17 @@ counts_{{ task_index }} AS (
         {%- set tolerance = 'CAST(' ~ column['tolerance'] ~ ' AS DOUBLE)' %}
         {%- set both = 'merged AND truth_present_' ~ slot ~ ' AND ' ~ agent ~ ' IS NOT NULL' %},
         COUNT({{ agent }}) AS n_present_{{ slot }},
-        count_if(is_float_{{ slot }}) AS n_float_{{ slot }},
-        count_if(is_int_{{ slot }}) AS n_int_{{ slot }},
-        count_if(is_bool_{{ slot }}) AS n_bool_{{ slot }},
+        count_if(kind_{{ slot }} IN (1, 2)) AS n_float_{{ slot }},
+        count_if(kind_{{ slot }} = 2) AS n_int_{{ slot }},
+        count_if(kind_{{ slot }} = 3) AS n_bool_{{ slot }},
         count_if({{ both }}) AS both_present_{{ slot }},
-        count_if({{ both }} AND NOT is_float_{{ slot }}) AS agent_not_float_{{ slot }},
+        count_if({{ both }} AND kind_{{ slot }} NOT IN (1, 2)) AS agent_not_float_{{ slot }},
         count_if(merged AND NOT truth_present_{{ slot }} AND {{ agent }} IS NULL) AS missing_on_both_{{ slot }},
         count_if(
-            merged AND is_float_{{ slot }} AND abs(truth_number_{{ slot }} - as_double_{{ slot }}) <= {{ tolerance }}
+            merged AND kind_{{ slot }} IN (1, 2) AND abs(truth_number_{{ slot }} - as_double_{{ slot }}) <= {{ tolerance }}
         ) AS numeric_matches_{{ slot }},
         count_if(CASE
-            WHEN merged AND is_bool_{{ slot }}
+            WHEN merged AND kind_{{ slot }} = 3
                 THEN abs(truth_number_{{ slot }} - CASE WHEN lower({{ agent }}) = 'true' THEN 1.0 ELSE 0.0 END) <= {{ tolerance }}
         END) AS bool_numeric_matches_{{ slot }},
         {%- if column['temporal'] %}

@@ -4,7 +4,7 @@
   comparison reads of the truth cell: its number (pd.to_numeric under the
   column's dtype), its text (astype("string") under that dtype; NULL exactly when
   the cell is missing) and, for columns that may compare as timestamps, its
-  timestamp. The kind of that text (render_kind_<slot>: 0 not a number or
+  timestamp. The kind of that text (render_kind_<slot>, m4_cell_kind: 0 not a number or
   boolean, 1 float, 2 int, 3 boolean) lets the counting pass skip the casts and
   tests for the agent cells that carry exactly this text, most cells of a good
   output (where the kind is a number, the text's double is number_<slot>).
@@ -55,12 +55,6 @@ SELECT
     *
     {%- for slot in range(1, width + 1) %}
     {%- set render = 'render_' ~ slot %},
-    CASE
-        WHEN {{ render }} IS NULL THEN NULL
-        WHEN {{ m4_is_int(render) }} THEN 2
-        WHEN {{ m4_is_float(render) }} THEN 1
-        WHEN {{ m4_is_bool(render) }} THEN 3
-        ELSE 0
-    END AS render_kind_{{ slot }}
+    CASE WHEN {{ render }} IS NOT NULL THEN {{ m4_cell_kind(render, m4_double(render)) }} END AS render_kind_{{ slot }}
     {%- endfor %}
 FROM rendered
