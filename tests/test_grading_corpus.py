@@ -77,6 +77,8 @@ def test_corpus_covers_the_failure_modes(graded):
     ("vaso_utc_suffix", "time-zone-aware and naive timestamps"),
     ("vaso_space_offset", "time-zone-aware and naive timestamps"),
     ("vaso_space_offset_keys", "with time zone"),
+    ("vaso_us_dates_offset", "time-zone-aware and naive timestamps"),
+    ("vaso_us_dates_utc_keys", "with time zone"),
 ])
 def test_unreadable_outputs_score_zero_with_reason(graded, case, reason):
     result = graded[4][case]

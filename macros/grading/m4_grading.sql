@@ -102,12 +102,33 @@
 {%- endmacro %}
 
 {#- A text's timestamp in the format of its shape (m4_timestamp_formats; a
-    day/month/year date when `day_first`); NULL for other shapes or when it does not parse. -#}
+    day/month/year date when `day_first`); NULL for other shapes or when it does not parse.
+    A time zone after the time ('05/29/2117 01:50:00 +0000', '... UTC'; pandas then
+    infers '%z' or '%Z' and makes the column time-zone aware, m4_has_time_zone) is
+    read as such (m4_strptime_zoned). -#}
 {% macro m4_parse_formatted(value, signature, day_first=false) -%}
-    CASE regexp_replace(translate({{ signature }}, 'bM', 'BB'), ' d:d(:d(\.d)?)?( p)?$', '')
+    CASE regexp_replace(regexp_replace(translate({{ signature }}, 'bM', 'BB'),
+                                       '(d:d(:d)?(\.d)?)(Z| ?[+-]d(:d)?| UTC| GMT)$', '\1'),
+                        ' d:d(:d(\.d)?)?( p)?$', '')
         {%- for shape, formats in m4_timestamp_formats(day_first) %}
-        WHEN '{{ shape }}' THEN try_strptime({{ value }}, ['{{ formats | join("', '") }}'])
+        WHEN '{{ shape }}' THEN {{ m4_strptime_zoned(value, formats) }}
         {%- endfor %}
+    END
+{%- endmacro %}
+
+{#- try_strptime with `formats`, for a text that may end in a time zone after its
+    time (an offset, also after a space, Z, UTC or GMT): the text without it is
+    parsed, and the zone applied (UTC, as for ISO texts: m4_utc_timestamp). -#}
+{% macro m4_strptime_zoned(value, formats) -%}
+    {%- set zone -%} ':[0-9]+(\.[0-9]+)?(Z| ?[+-][0-9]+(:[0-9]+)?| UTC| GMT)$' {%- endset -%}
+    {%- set format_list = "['" ~ formats | join("', '") ~ "']" -%}
+    {%- set naive -%}
+        try_strptime(regexp_replace({{ value }}, '(:[0-9]+(\.[0-9]+)?)(Z| ?[+-][0-9]+(:[0-9]+)?| UTC| GMT)$', '\1'), {{ format_list }})
+    {%- endset -%}
+    CASE
+        WHEN regexp_matches({{ value }}, {{ zone }}) THEN {{ m4_utc_timestamp(
+            "strftime(" ~ naive ~ ", '%Y-%m-%dT%H:%M:%S.%f') || regexp_extract(" ~ value ~ ", " ~ zone ~ ", 2)") }}
+        ELSE try_strptime({{ value }}, {{ format_list }})
     END
 {%- endmacro %}
 
