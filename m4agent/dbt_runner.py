@@ -89,11 +89,21 @@ def invoke(data_dir: Path, args: Sequence[str], project_dir: Path | None = None,
         finally:
             _release_duckdb()
     if not result.success:
-        detail = f": {result.exception}" if result.exception else ""
+        detail = f": {result.exception}" if result.exception else _node_errors(result.result)
         raise M4AgentError(
             f"dbt {' '.join(args)} failed{detail}; see {artefact_dir(data_dir) / 'logs' / 'dbt.log'}"
         )
     return result.result
+
+
+def _node_errors(execution: object) -> str:
+    """': <error of a node>; ...' for (up to three of) the nodes that errored in a dbt run."""
+    errors = []
+    for result in getattr(execution, "results", None) or []:
+        if getattr(result.status, "value", result.status) == "error":
+            lines = [line.strip() for line in (result.message or "error").splitlines() if line.strip()]
+            errors.append(" ".join(lines[:2]))  # dbt's 'Runtime Error in model ...' and the database's reason
+    return ": " + "; ".join(errors[:3]) if errors else ""
 
 
 def build(data_dir: Path, select: str | None = None, datasets: Sequence[str] = ("mimic-iv", "eicu")) -> None:

@@ -11,6 +11,8 @@ from fixtures.grading.fixture import graded_environment
 from typer.testing import CliRunner
 
 from m4agent.cli import app
+from m4agent.grading import grade
+from m4agent.grading.loader import Run
 from m4agent.grading.truth_cache import TRUTH_MODELS
 
 runner = CliRunner()
@@ -131,3 +133,61 @@ def test_truth_is_rendered_again_only_when_the_reference_changes(tmp_path_factor
     assert rebuilt.exit_code == 0, rebuilt.output
     assert _kept_truth_tables(data_dir) == set()
     assert _last_json(rebuilt.stdout)["match_rates"]["meld"] == pytest.approx(36 / 40)
+
+
+def _corrupting_loader(monkeypatch, bad: set[str]) -> list[list[str]]:
+    """The real loader, then the Parquet file of each run in `bad` overwritten with bytes that are not
+    Parquet (dbt's grading models then fail on the batch, as on a run the SQL cannot grade); the batches
+    loaded, in order."""
+    real_load = grade.load_runs
+    batches: list[list[str]] = []
+
+    def load_and_corrupt(con, runs, rows_dir):
+        real_load(con, runs, rows_dir)
+        batches.append([run.run_id for run in runs])
+        for number, run in enumerate(runs, start=1):
+            if run.run_id in bad:
+                (rows_dir / f"task={run.task.name}" / f"{number}.parquet").write_bytes(b"not a parquet file")
+
+    monkeypatch.setattr(grade, "load_runs", load_and_corrupt)
+    return batches
+
+
+def _copies(env) -> list[Run]:
+    _, _, tasks, truth = env
+    names = ["fx-meld", "fx-vaso", "fx-labels", "fx-meld", "fx-vaso"]
+    return [Run(f"run{index}", tasks[name], truth[name]) for index, name in enumerate(names)]
+
+
+def test_a_run_dbt_fails_on_scores_zero_and_the_others_keep_their_scores(env, monkeypatch):
+    runs = _copies(env)
+    batches = _corrupting_loader(monkeypatch, {"run3"})
+    results = grade.grade_runs(runs, env[1])
+    # one pass, then halves: [run0, run1] passes, [run2, run3, run4] fails, [run2] passes, [run3, run4]
+    # fails, [run3] fails and [run4] passes
+    assert batches == [[run.run_id for run in runs], ["run0", "run1"], ["run2", "run3", "run4"], ["run2"],
+                       ["run3", "run4"], ["run3"], ["run4"]]
+    failed = results["run3"]
+    assert failed["reward"] == 0.0 and not failed["strict_pass"] and failed["task"] == "fx-meld"
+    assert failed["errors"][0].startswith("grading failed: dbt build")
+    assert "int_grading__" in failed["errors"][0] and "magic bytes" in failed["errors"][0]  # model, DuckDB's reason
+    assert {run_id: result["reward"] for run_id, result in results.items() if run_id != "run3"} == {
+        "run0": 1.0, "run1": 1.0, "run2": 1.0, "run4": 1.0}
+
+
+def test_runs_at_fault_in_different_halves_are_each_found(env, monkeypatch):
+    _corrupting_loader(monkeypatch, {"run0", "run4"})
+    results = grade.grade_runs(_copies(env), env[1])
+    assert {run_id: result["reward"] for run_id, result in results.items()} == {
+        "run0": 0.0, "run1": 1.0, "run2": 1.0, "run3": 1.0, "run4": 0.0}
+    assert all(results[run_id]["errors"][0].startswith("grading failed") for run_id in ("run0", "run4"))
+
+
+def test_runs_at_fault_side_by_side_or_a_single_run_raise_the_error(env, monkeypatch):
+    runs = _copies(env)
+    batches = _corrupting_loader(monkeypatch, {"run0", "run1"})
+    with pytest.raises(grade.GradingRunFailed, match="int_grading__"):
+        grade.grade_runs(runs, env[1])
+    assert batches == [[run.run_id for run in runs], ["run0", "run1"], ["run0"], ["run1"]]  # no wider search
+    with pytest.raises(grade.GradingRunFailed):
+        grade.grade_runs(runs[:1], env[1])

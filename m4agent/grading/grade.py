@@ -87,6 +87,10 @@ def _project_dir() -> Path:
     return Path(project) if project else PROJECT_ROOT
 
 
+class GradingRunFailed(M4AgentError):
+    """dbt could not grade a batch (a model failed); grade_runs then isolates the run(s) at fault."""
+
+
 def _run_dbt(data_dir: Path, exclude: Sequence[str] = ()) -> None:
     from m4agent import dbt_runner
 
@@ -98,7 +102,10 @@ def _run_dbt(data_dir: Path, exclude: Sequence[str] = ()) -> None:
             "--no-write-json"]
     if exclude:
         args += ["--exclude", *exclude]
-    dbt_runner.invoke(data_dir, args, project_dir=_project_dir(), target="grading")
+    try:
+        dbt_runner.invoke(data_dir, args, project_dir=_project_dir(), target="grading")
+    except M4AgentError as exc:
+        raise GradingRunFailed(str(exc)) from exc
 
 
 def _failing_runs(con: duckdb.DuckDBPyConnection) -> set[str]:
@@ -165,12 +172,55 @@ def grade_runs(runs: Sequence[Run], data_dir: Path,
     """Grade a batch of runs in one dbt invocation; results by run_id.
 
     ``phases``, when given, receives the seconds spent loading the CSVs (``load``),
-    in dbt (``dbt``) and reading the results back (``results``)."""
-    phases = {} if phases is None else phases
+    in dbt (``dbt``) and reading the results back (``results``).
+
+    Should dbt fail on the batch (no known output makes it; a failure would be a
+    defect of the grading SQL met by some output), the batch is halved and each half
+    graded on its own, down to the run at fault, which scores 0 with dbt's error as
+    its reason while the others keep their scores: about two dbt calls per halving.
+    Runs at fault are each found while no split leaves two of them side by side;
+    otherwise (several at fault together, a failure of the environment such as a
+    locked database, or a batch of one run) the error is raised, after about one
+    call per halving."""
     if not runs:
         return {}
     if len({run.run_id for run in runs}) != len(runs):
         raise M4AgentError("run ids in one batch must be unique")
+    return _grade_isolating(list(runs), data_dir, {} if phases is None else phases)
+
+
+def _grade_isolating(runs: list[Run], data_dir: Path, phases: dict[str, float]) -> dict[str, dict[str, Any]]:
+    """_grade_batch, halving a batch dbt fails on (see grade_runs)."""
+    try:
+        return _grade_batch(runs, data_dir, phases)
+    except GradingRunFailed:
+        if len(runs) == 1:
+            raise
+    results: dict[str, dict[str, Any]] = {}
+    at_fault: list[tuple[Run, GradingRunFailed]] = []
+    for part in (runs[:len(runs) // 2], runs[len(runs) // 2:]):
+        try:
+            results.update(_grade_isolating(part, data_dir, {}))
+        except GradingRunFailed as exc:
+            if len(part) > 1 or at_fault:  # more than one run at fault, or not a run's fault
+                raise
+            at_fault.append((part[0], exc))
+    for run, exc in at_fault:
+        results[run.run_id] = _failed_result(run, str(exc))
+    return results
+
+
+def _failed_result(run: Run, error: str) -> dict[str, Any]:
+    return {
+        "task": run.task.name, "run_id": run.run_id, "reward": 0.0, "match_rates": {}, "strict_pass": False,
+        "checks": [], "key_precision": 0.0, "key_recall": 0.0, "key_f1": 0.0, "agent_rows": 0,
+        "agent_unique_keys": 0, "extra_keys": 0, "duplicate_rows": 0, "truth_rows": 0,
+        "errors": [f"grading failed: {error}"],
+    }
+
+
+def _grade_batch(runs: Sequence[Run], data_dir: Path, phases: dict[str, float]) -> dict[str, dict[str, Any]]:
+    """Load the runs, run dbt once, read the results back."""
     con = _connect(data_dir)
     try:
         _attach_eicu(con, data_dir)
