@@ -210,36 +210,12 @@
     CASE WHEN contains({{ value }}, ':') THEN NULL ELSE TRY_CAST({{ value }} AS DOUBLE) END
 {%- endmacro %}
 
-{#- pandas' float parse of a cell's text (DuckDB's double cast accepts what pandas'
-    float parser accepts, except 'nan' and '_' digit separators); FALSE for NULL. -#}
-{% macro m4_is_float(value) -%}
-    {{ m4_is_float_from(value, m4_double(value)) }}
-{%- endmacro %}
-
-{#- The same tests from a cell's text and its double cast (`number`, computed once),
-    evaluated lazily: the int and boolean tests only run on the cells they can
-    hold for (a float cell, a cell that is not a number). -#}
-{% macro m4_is_float_from(value, number) -%}
-    CASE WHEN {{ number }} IS NULL OR isnan({{ number }}) THEN FALSE ELSE NOT contains({{ value }}, '_') END
-{%- endmacro %}
-
-{% macro m4_is_int_from(value, is_float) -%}
-    CASE
-        WHEN NOT {{ is_float }} OR contains({{ value }}, '.') THEN FALSE
-        WHEN contains({{ value }}, 'e') OR contains({{ value }}, 'E') THEN FALSE
-        ELSE NOT (contains({{ value }}, 'n') OR contains({{ value }}, 'N'))
-    END
-{%- endmacro %}
-
-{% macro m4_is_bool_from(value, is_float) -%}
-    CASE WHEN {{ is_float }} OR {{ value }} IS NULL THEN FALSE ELSE {{ m4_is_bool(value) }} END
-{%- endmacro %}
-
 {#- What pandas' CSV reader makes of a cell's text, as one code from the text and its
     double cast (`number`, computed once): 2 an int (a float without '.', exponent
-    or 'n'), 1 another float, 3 a boolean, 0 anything else (a NULL cell too). One
-    code instead of the three tests above keeps the per-cell work of the counting
-    pass to one CASE a cell. -#}
+    or 'n'), 1 another float (DuckDB's double cast accepts what pandas' float
+    parser accepts, except 'nan' and '_' digit separators), 3 a boolean, 0
+    anything else (a NULL cell too). One code, not a test per type, keeps the
+    per-cell work to one CASE a cell. -#}
 {% macro m4_cell_kind(value, number) -%}
     CASE
         WHEN {{ number }} IS NULL OR isnan({{ number }}) OR contains({{ value }}, '_')
@@ -250,9 +226,9 @@
     END
 {%- endmacro %}
 
-{#- pandas' int parse of a cell's text: a float without '.', exponent or 'n'. -#}
-{% macro m4_is_int(value) -%}
-    {{ m4_is_int_from(value, m4_is_float(value)) }}
+{#- pandas' float parse of a cell's text (m4_cell_kind: an int or another float). -#}
+{% macro m4_is_float(value) -%}
+    ({{ m4_cell_kind(value, m4_double(value)) }} IN (1, 2))
 {%- endmacro %}
 
 {#- A cell's timestamp, parsed with its shape (`signature`, see m4_signature); NULL

@@ -33,17 +33,14 @@
     three nested steps so each step reads the one before, and the costly ones
     only where they can hold (lazily, in CASE):
     1. its double (number_<slot>) and naive timestamp cast (cast_<slot>);
-    2. the float test (is_float_<slot>) and timestamp shape (signature_<slot>,
-       none for a number);
-    3. the int and boolean tests (is_int_<slot>, is_bool_<slot>) and the
-       timestamp (timestamp_<slot>; timestamp_dm_<slot>: a day/month/year date
-       read day first). -#}
+    2. what pandas reads it as (kind_<slot>, m4_cell_kind: int, float, boolean
+       or other) and its timestamp shape (signature_<slot>, none for a number);
+    3. its timestamp (timestamp_<slot>; timestamp_dm_<slot>: a day/month/year
+       date read day first). -#}
 {% macro m4_cell_features(cells, width) %}
     SELECT
         *
         {%- for slot in range(1, width + 1) %},
-        {{ m4_is_int_from('column_' ~ slot, 'is_float_' ~ slot) }} AS is_int_{{ slot }},
-        {{ m4_is_bool_from('column_' ~ slot, 'is_float_' ~ slot) }} AS is_bool_{{ slot }},
         {{ m4_timestamp_from('column_' ~ slot, 'signature_' ~ slot, 'cast_' ~ slot) }} AS timestamp_{{ slot }},
         {{ m4_day_first_timestamp('column_' ~ slot, 'signature_' ~ slot) }} AS timestamp_dm_{{ slot }}
         {%- endfor %}
@@ -51,7 +48,7 @@
         SELECT
             *
             {%- for slot in range(1, width + 1) %},
-            {{ m4_is_float_from('column_' ~ slot, 'number_' ~ slot) }} AS is_float_{{ slot }},
+            {{ m4_cell_kind('column_' ~ slot, 'number_' ~ slot) }} AS kind_{{ slot }},
             CASE WHEN number_{{ slot }} IS NULL THEN {{ m4_signature_from('column_' ~ slot, 'cast_' ~ slot) }} END AS signature_{{ slot }}
             {%- endfor %}
         FROM (
@@ -75,9 +72,9 @@
     {%- for slot in range(1, width + 1) %}
         {%- set v = 'column_' ~ slot %}
         COUNT({{ v }}) AS n_present_{{ slot }},
-        count_if(is_float_{{ slot }}) AS n_float_{{ slot }},
-        count_if(is_int_{{ slot }}) AS n_int_{{ slot }},
-        count_if(is_bool_{{ slot }}) AS n_bool_{{ slot }},
+        count_if(kind_{{ slot }} IN (1, 2)) AS n_float_{{ slot }},
+        count_if(kind_{{ slot }} = 2) AS n_int_{{ slot }},
+        count_if(kind_{{ slot }} = 3) AS n_bool_{{ slot }},
         ARG_MIN({{ v }}, {{ row_column }}) FILTER (WHERE {{ v }} IS NOT NULL) AS first_value_{{ slot }},
         {{ m4_shape_bounds('signature_' ~ slot, slot) }},
         COUNT(timestamp_{{ slot }}) AS n_timestamp_{{ slot }},
