@@ -107,9 +107,7 @@
     infers '%z' or '%Z' and makes the column time-zone aware, m4_has_time_zone) is
     read as such (m4_strptime_zoned). -#}
 {% macro m4_parse_formatted(value, signature, day_first=false) -%}
-    CASE regexp_replace(regexp_replace(translate({{ signature }}, 'bM', 'BB'),
-                                       '(d:d(:d)?(\.d)?)(Z| ?[+-]d(:d)?| UTC| GMT)$', '\1'),
-                        ' d:d(:d(\.d)?)?( p)?$', '')
+    CASE regexp_replace(translate({{ signature }}, 'bM', 'BB'), ' d:d(:d(\.d)?)?( p|{{ m4_time_zone_pattern() }})?$', '')
         {%- for shape, formats in m4_timestamp_formats(day_first) %}
         WHEN '{{ shape }}' THEN {{ m4_strptime_zoned(value, formats) }}
         {%- endfor %}
@@ -120,14 +118,13 @@
     time (an offset, also after a space, Z, UTC or GMT): the text without it is
     parsed, and the zone applied (UTC, as for ISO texts: m4_utc_timestamp). -#}
 {% macro m4_strptime_zoned(value, formats) -%}
-    {%- set zone -%} ':[0-9]+(\.[0-9]+)?(Z| ?[+-][0-9]+(:[0-9]+)?| UTC| GMT)$' {%- endset -%}
+    {#- the time's last digits (group 1) and the zone (group 3) -#}
+    {%- set zoned -%} '(:[0-9]+(\.[0-9]+)?){{ m4_time_zone_pattern() | replace('d', '[0-9]+') }}$' {%- endset -%}
     {%- set format_list = "['" ~ formats | join("', '") ~ "']" -%}
-    {%- set naive -%}
-        try_strptime(regexp_replace({{ value }}, '(:[0-9]+(\.[0-9]+)?)(Z| ?[+-][0-9]+(:[0-9]+)?| UTC| GMT)$', '\1'), {{ format_list }})
-    {%- endset -%}
+    {%- set naive -%} try_strptime(regexp_replace({{ value }}, {{ zoned }}, '\1'), {{ format_list }}) {%- endset -%}
     CASE
-        WHEN regexp_matches({{ value }}, {{ zone }}) THEN {{ m4_utc_timestamp(
-            "strftime(" ~ naive ~ ", '%Y-%m-%dT%H:%M:%S.%f') || regexp_extract(" ~ value ~ ", " ~ zone ~ ", 2)") }}
+        WHEN regexp_matches({{ value }}, {{ zoned }}) THEN {{ m4_utc_timestamp(
+            "strftime(" ~ naive ~ ", '%Y-%m-%dT%H:%M:%S.%f') || regexp_extract(" ~ value ~ ", " ~ zoned ~ ", 3)") }}
         ELSE try_strptime({{ value }}, {{ format_list }})
     END
 {%- endmacro %}
@@ -187,12 +184,19 @@
     CASE WHEN contains({{ value }}, '-') OR contains({{ value }}, ':') THEN TRY_CAST({{ value }} AS TIMESTAMP) END
 {%- endmacro %}
 
-{#- Whether a timestamp text carries a time zone (pandas makes it tz-aware): an
-    offset (also after a space, '... +0000'), Z, or UTC or GMT after a space. -#}
+{#- The time zones pandas reads after a time, as a regular expression over a
+    timestamp shape (digit runs as 'd', m4_signature): an offset (also after a
+    space, '... +0000'), Z, or UTC or GMT after a space. -#}
+{% macro m4_time_zone_pattern() -%}
+    (Z| ?[+-]d(:d)?| UTC| GMT)
+{%- endmacro %}
+
+{#- Whether a timestamp text carries a time zone (m4_time_zone_pattern after its
+    time: pandas makes it tz-aware). -#}
 {% macro m4_has_time_zone(signature) -%}
     CASE
         WHEN {{ signature }} IN {{ m4_usual_signatures() }} THEN FALSE
-        ELSE regexp_matches({{ signature }}, 'd:d(:d)?(\.d)?(Z| ?[+-]d(:d)?| UTC| GMT)$')
+        ELSE regexp_matches({{ signature }}, 'd:d(:d)?(\.d)?{{ m4_time_zone_pattern() }}$')
     END
 {%- endmacro %}
 
@@ -240,7 +244,7 @@
         {%- if cast %}
         WHEN {{ signature }} IN {{ m4_usual_signatures() }} THEN {{ cast }}
         {%- endif %}
-        WHEN regexp_full_match({{ signature }}, 'd-d-d([ T]d:d(:d(\.d)?)?(Z| ?[+-]d(:d)?| UTC| GMT)?)?') THEN CASE
+        WHEN regexp_full_match({{ signature }}, 'd-d-d([ T]d:d(:d(\.d)?)?{{ m4_time_zone_pattern() }}?)?') THEN CASE
             WHEN {{ m4_has_time_zone(signature) }} THEN {{ m4_utc_timestamp(value) }}
             ELSE TRY_CAST({{ value }} AS TIMESTAMP)
         END
