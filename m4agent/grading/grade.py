@@ -206,16 +206,17 @@ def _grade_isolating(runs: list[Run], data_dir: Path, phases: dict[str, float]) 
                 raise
             at_fault.append((part[0], exc))
     for run, exc in at_fault:
-        results[run.run_id] = _failed_result(run, str(exc))
+        results[run.run_id] = _zero_result(run.run_id, run.task.name, f"grading failed: {exc}")
     return results
 
 
-def _failed_result(run: Run, error: str) -> dict[str, Any]:
+def _zero_result(run_id: str, task: str | None, error: str) -> dict[str, Any]:
+    """The result of a run that could not be graded: reward 0, nothing matched, ``error`` as the reason."""
     return {
-        "task": run.task.name, "run_id": run.run_id, "reward": 0.0, "match_rates": {}, "strict_pass": False,
+        "task": task, "run_id": run_id, "reward": 0.0, "match_rates": {}, "strict_pass": False,
         "checks": [], "key_precision": 0.0, "key_recall": 0.0, "key_f1": 0.0, "agent_rows": 0,
         "agent_unique_keys": 0, "extra_keys": 0, "duplicate_rows": 0, "truth_rows": 0,
-        "errors": [f"grading failed: {error}"],
+        "errors": [error],
     }
 
 
@@ -295,15 +296,6 @@ def discover_runs(root: Path, tasks: dict[str, Task]) -> list[BatchRun]:
     return found
 
 
-def _problem_result(batch_run: BatchRun, run_id: str) -> dict[str, Any]:
-    return {
-        "task": None, "run_id": run_id, "reward": 0.0, "match_rates": {}, "strict_pass": False,
-        "checks": [], "key_precision": 0.0, "key_recall": 0.0, "key_f1": 0.0, "agent_rows": 0,
-        "agent_unique_keys": 0, "extra_keys": 0, "duplicate_rows": 0, "truth_rows": 0,
-        "errors": [batch_run.problem],
-    }
-
-
 def grade_results_root(root: Path, data_dir: Path, force: bool = False, tasks_dir: Path = TASKS_DIR,
                        phases: dict[str, float] | None = None) -> dict[str, dict[str, Any]]:
     """Grade every run folder under ``root`` in one pass and write each ``result.json``
@@ -316,7 +308,7 @@ def grade_results_root(root: Path, data_dir: Path, force: bool = False, tasks_di
     for batch_run in batch:
         if batch_run.run is None:
             run_id = batch_run.folder.relative_to(root).as_posix()
-            written[run_id] = _problem_result(batch_run, run_id)
+            written[run_id] = _zero_result(run_id, None, batch_run.problem)
             write_json_atomic(batch_run.folder / "result.json", written[run_id])
     runs = [b.run for b in batch if b.run is not None]
     results = grade_runs(runs, data_dir, phases)
