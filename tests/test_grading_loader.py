@@ -77,3 +77,26 @@ def test_header_only_and_short_rows(tmp_path):
     assert file_row == (True, None, 0, ["stay_id", "label", "score"]) and cells == []
     file_row, cells = _load(tmp_path, "stay_id,label,score\n5\n")
     assert file_row[2] == 1 and (1, "label", None) in cells and (1, "stay_id", "5") in cells
+
+
+@pytest.mark.parametrize("quoted_newline", [False, True])
+def test_files_over_one_read_block_keep_every_row(tmp_path, quoted_newline):
+    """Arrow reads a file in 16 MB blocks; without quotes it may split at any newline, with
+    them a newline inside a quoted value (here in the last row, past the first block) stays
+    in its cell. Either way the rows are pandas' rows."""
+    lines = [f"{i},label {i},{i / 7}" for i in range(1, 700_001)]
+    if quoted_newline:
+        lines[-1] = '700000,"two\nlines",1.5'
+    content = "stay_id,label,score\r\n" + "\r\n".join(lines) + "\r\n\r\n"
+    assert len(content) > 16 << 20
+    path = tmp_path / "output.csv"
+    path.write_text(content, newline="")
+    con = duckdb.connect()
+    load_runs(con, [Run("r1", TASK, path)], tmp_path / "rows")
+    expected = pd.read_csv(io.StringIO(content), dtype=str, keep_default_na=False)
+    assert con.execute("SELECT agent_rows FROM agent_outputs.output_files").fetchone() == (len(expected),)
+    assert len(expected) == 700_000
+    picked = [1, 350_000, 699_999, 700_000]
+    loaded = con.execute("SELECT row_number, column_1, column_2, column_3 FROM agent_outputs.output_rows "
+                         "WHERE list_contains(?, row_number) ORDER BY row_number", [picked]).fetchall()
+    assert loaded == [(row, *expected.iloc[row - 1][["stay_id", "label", "score"]]) for row in picked]
