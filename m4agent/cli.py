@@ -216,7 +216,8 @@ def grade(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object (or one per line "
                                           "with --results-root) instead of a summary.")] = False,
     expectations: Annotated[bool, typer.Option("--expectations", help="Also validate the strict checks "
-                                               "with the Great Expectations suites (slower).")] = False,
+                                               "with the Great Expectations suites, for each run (slower); adds expectations_pass and "
+                                               "expectations_failed to the results.")] = False,
     tasks_dir: Annotated[Path | None, typer.Option("--tasks-dir", help="Folder of task definitions "
                                                    "(default: the built-in tasks).", show_default=False)] = None,
 ) -> None:

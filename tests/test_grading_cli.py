@@ -35,9 +35,15 @@ def test_grade_one_file_as_json(env):
     lines = truth["fx-meld"].read_text().splitlines()
     output.write_text("\n".join([lines[0], *lines[1:11], "99999999,1,2,3"]) + "\n")
     result = runner.invoke(app, ["grade", "fx-meld", str(output), "--data-dir", str(data_dir),
-                                 "--tasks-dir", str(tasks["fx-meld"].path.parent.parent), "--json"])
+                                 "--tasks-dir", str(tasks["fx-meld"].path.parent.parent), "--json",
+                                 "--expectations"])
     assert result.exit_code == 0, result.output
     graded = _last_json(result.stdout)
+    assert graded["expectations_pass"] is False
+    assert graded["expectations_failed"] == ["coverage:expect_column_mean_to_be_between[key_found]",
+                                             "accuracy:expect_column_values_to_be_between[meld]"]
+    failed_checks = [check["name"] for check in graded["checks"] if not check["passed"]]
+    assert failed_checks == ["test_row_coverage", "test_score_accuracy[meld]"]
     assert set(graded) >= KEYS
     assert graded["task"] == "fx-meld" and graded["run_id"] == "agent"
     assert graded["truth_rows"] == 40 and graded["agent_rows"] == 11
@@ -84,10 +90,23 @@ def test_grade_results_root(env):
     assert second.exit_code == 0, second.output
     assert json.loads((root / "a" / "good" / "result.json").read_text())["reward"] == 1.0
 
-    forced = runner.invoke(app, [*args, "--force", "--json"])
+    forced = runner.invoke(app, [*args, "--force", "--json", "--expectations"])
     assert forced.exit_code == 0, forced.output
-    assert json.loads((root / "a" / "good" / "result.json").read_text())["reward"] == 0.0
     assert len([line for line in forced.stdout.splitlines() if line.startswith("{")]) == 5
+    results = {name: json.loads((root / name / "result.json").read_text()) for name in [*runs, "c/broken"]}
+    assert results["a/good"]["reward"] == 0.0  # now a header without rows
+    # the Great Expectations suites validate every run of the campaign: a second verdict that
+    # agrees with the dbt tests on a failing and a passing run; runs not graded fail both
+    assert results["a/good"]["strict_pass"] is False and results["a/good"]["expectations_pass"] is False
+    assert "output:expect_table_row_count_to_be_between" in results["a/good"]["expectations_failed"]
+    assert results["a/vaso"]["strict_pass"] is True and results["a/vaso"]["expectations_pass"] is True
+    assert results["a/vaso"]["expectations_failed"] == []
+    for name in ("b/no-output", "b/unknown-task", "c/broken"):
+        assert results[name]["strict_pass"] is False and results[name]["expectations_pass"] is False
+
+    summary = runner.invoke(app, [*args, "--force", "--expectations"])
+    assert summary.exit_code == 0, summary.output
+    assert "the two verdicts agree on 5 of 5 runs" in summary.stdout
 
 
 def _mark_truth_tables(data_dir) -> None:

@@ -13,17 +13,9 @@ from rich.table import Table
 
 from m4agent.errors import M4AgentError
 from m4agent.grading.grade import grade_file, grade_results_root
-from m4agent.registry import TASKS_DIR, all_tasks
+from m4agent.registry import TASKS_DIR
 
 console = Console(stderr=True)
-
-
-def _with_expectations(result: dict[str, Any], data_dir: Path, tasks_dir: Path) -> dict[str, Any]:
-    from m4agent.grading.expectations import validate_runs
-
-    task = all_tasks(tasks_dir)[result["task"]]
-    verdict = validate_runs(data_dir, [(result["run_id"], task)])[result["run_id"]]
-    return {**result, "expectations_pass": verdict["passed"], "expectations_failed": verdict["failed"]}
 
 
 def print_summary(result: dict[str, Any], out: Console) -> None:
@@ -57,7 +49,8 @@ def run_grade(task: str | None, output: Path | None, data_dir: Path, results_roo
     if results_root is not None:
         if task or output:
             raise M4AgentError("give either TASK OUTPUT.csv or --results-root DIR, not both")
-        results = grade_results_root(results_root, data_dir, force=force, tasks_dir=tasks_dir)
+        results = grade_results_root(results_root, data_dir, force=force, tasks_dir=tasks_dir,
+                                     expectations=expectations)
         for result in results.values():
             if as_json:
                 sys.stdout.write(json.dumps(result) + "\n")
@@ -66,12 +59,14 @@ def run_grade(task: str | None, output: Path | None, data_dir: Path, results_roo
             mean = sum(r["reward"] for r in results.values()) / len(results) if results else 0.0
             stdout.print(f"graded {len(results)} runs under {escape(str(results_root))}: mean reward "
                          f"{mean:.4f}, {passed} strict passes (result.json in each run folder)")
+            if expectations:
+                agree = sum(r["expectations_pass"] == r["strict_pass"] for r in results.values())
+                stdout.print(f"Great Expectations: {sum(r['expectations_pass'] for r in results.values())} "
+                             f"passes; the two verdicts agree on {agree} of {len(results)} runs")
         return
     if not task or output is None:
         raise M4AgentError("usage: m4agent grade TASK OUTPUT.csv, or m4agent grade --results-root DIR")
-    result = grade_file(task, output, data_dir, tasks_dir=tasks_dir)
-    if expectations:
-        result = _with_expectations(result, data_dir, tasks_dir)
+    result = grade_file(task, output, data_dir, tasks_dir=tasks_dir, expectations=expectations)
     if as_json:
         sys.stdout.write(json.dumps(result) + "\n")
     else:

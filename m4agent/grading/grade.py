@@ -5,8 +5,9 @@ data directory's MIMIC-IV database (the dbt main database, which also holds
 the references in schema ``reference``); ``dbt build`` of ``models/grading``
 (with var ``m4_grading``) scores every run at once and runs the strict checks
 as generic tests whose failures are stored in schema ``grading_failures``;
-the results are read back and, for a results tree, written as each run's
-``result.json``. Each call replaces the previous batch in ``agent_outputs``;
+the results are read back (with ``expectations``, each batch's strict checks
+are validated again by the Great Expectations suites) and, for a results tree,
+written as each run's ``result.json``. Each call replaces the previous batch in ``agent_outputs``;
 the rendered truth of the previous call is reused when its tasks, references
 and SQL are unchanged (``truth_cache``).
 """
@@ -167,12 +168,18 @@ def _collect(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str]) -> dict[str
     return results
 
 
-def grade_runs(runs: Sequence[Run], data_dir: Path,
-               phases: dict[str, float] | None = None) -> dict[str, dict[str, Any]]:
+def grade_runs(runs: Sequence[Run], data_dir: Path, phases: dict[str, float] | None = None,
+               expectations: bool = False) -> dict[str, dict[str, Any]]:
     """Grade a batch of runs in one dbt invocation; results by run_id.
 
     ``phases``, when given, receives the seconds spent loading the CSVs (``load``),
-    in dbt (``dbt``) and reading the results back (``results``).
+    in dbt (``dbt``) and reading the results back (``results``; ``expectations`` too
+    when asked for).
+
+    With ``expectations``, the Great Expectations suites validate each run right
+    after the dbt call that graded it (the grading tables then hold its batch),
+    and its result gets ``expectations_pass`` and ``expectations_failed``: a
+    second verdict beside ``strict_pass``.
 
     Should dbt fail on the batch (no known output makes it; a failure would be a
     defect of the grading SQL met by some output), the batch is halved and each half
@@ -186,13 +193,14 @@ def grade_runs(runs: Sequence[Run], data_dir: Path,
         return {}
     if len({run.run_id for run in runs}) != len(runs):
         raise M4AgentError("run ids in one batch must be unique")
-    return _grade_isolating(list(runs), data_dir, {} if phases is None else phases)
+    return _grade_isolating(list(runs), data_dir, {} if phases is None else phases, expectations)
 
 
-def _grade_isolating(runs: list[Run], data_dir: Path, phases: dict[str, float]) -> dict[str, dict[str, Any]]:
+def _grade_isolating(runs: list[Run], data_dir: Path, phases: dict[str, float],
+                     expectations: bool) -> dict[str, dict[str, Any]]:
     """_grade_batch, halving a batch dbt fails on (see grade_runs)."""
     try:
-        return _grade_batch(runs, data_dir, phases)
+        return _grade_batch(runs, data_dir, phases, expectations)
     except GradingRunFailed:
         if len(runs) == 1:
             raise
@@ -200,28 +208,33 @@ def _grade_isolating(runs: list[Run], data_dir: Path, phases: dict[str, float]) 
     at_fault: list[tuple[Run, GradingRunFailed]] = []
     for part in (runs[:len(runs) // 2], runs[len(runs) // 2:]):
         try:
-            results.update(_grade_isolating(part, data_dir, {}))
+            results.update(_grade_isolating(part, data_dir, {}, expectations))
         except GradingRunFailed as exc:
             if len(part) > 1 or at_fault:  # more than one run at fault, or not a run's fault
                 raise
             at_fault.append((part[0], exc))
     for run, exc in at_fault:
-        results[run.run_id] = _zero_result(run.run_id, run.task.name, f"grading failed: {exc}")
+        results[run.run_id] = _zero_result(run.run_id, run.task.name, f"grading failed: {exc}", expectations)
     return results
 
 
-def _zero_result(run_id: str, task: str | None, error: str) -> dict[str, Any]:
-    """The result of a run that could not be graded: reward 0, nothing matched, ``error`` as the reason."""
-    return {
+def _zero_result(run_id: str, task: str | None, error: str, expectations: bool = False) -> dict[str, Any]:
+    """The result of a run that could not be graded: reward 0, nothing matched, ``error`` as the reason
+    (with ``expectations``, no suite validated either)."""
+    result: dict[str, Any] = {
         "task": task, "run_id": run_id, "reward": 0.0, "match_rates": {}, "strict_pass": False,
         "checks": [], "key_precision": 0.0, "key_recall": 0.0, "key_f1": 0.0, "agent_rows": 0,
         "agent_unique_keys": 0, "extra_keys": 0, "duplicate_rows": 0, "truth_rows": 0,
         "errors": [error],
     }
+    if expectations:
+        result.update(expectations_pass=False, expectations_failed=["not graded"])
+    return result
 
 
-def _grade_batch(runs: Sequence[Run], data_dir: Path, phases: dict[str, float]) -> dict[str, dict[str, Any]]:
-    """Load the runs, run dbt once, read the results back."""
+def _grade_batch(runs: Sequence[Run], data_dir: Path, phases: dict[str, float],
+                 expectations: bool) -> dict[str, dict[str, Any]]:
+    """Load the runs, run dbt once, read the results back (and validate them with the suites)."""
     con = _connect(data_dir)
     try:
         _attach_eicu(con, data_dir)
@@ -246,23 +259,32 @@ def _grade_batch(runs: Sequence[Run], data_dir: Path, phases: dict[str, float]) 
     try:
         if not reuse_truth:
             truth_cache.remember(con, truth)
-        return _collect(con, [run.run_id for run in runs])
+        results = _collect(con, [run.run_id for run in runs])
     finally:
         con.close()
         phases["results"] = time.perf_counter() - started
+    if expectations:
+        from m4agent.grading.expectations import validate_runs
+
+        started = time.perf_counter()
+        for run_id, verdict in validate_runs(data_dir, [(run.run_id, run.task) for run in runs]).items():
+            results[run_id].update(expectations_pass=verdict["passed"], expectations_failed=verdict["failed"])
+        phases["expectations"] = time.perf_counter() - started
+    return results
 
 
 def _single_run_id(output: Path) -> str:
     return output.parent.name if output.stem == "output" and output.parent.name else output.stem
 
 
-def grade_file(task_name: str, output: Path, data_dir: Path, tasks_dir: Path = TASKS_DIR) -> dict[str, Any]:
-    """Grade one CSV against one task."""
+def grade_file(task_name: str, output: Path, data_dir: Path, tasks_dir: Path = TASKS_DIR,
+               expectations: bool = False) -> dict[str, Any]:
+    """Grade one CSV against one task (``expectations``: see grade_runs)."""
     tasks = all_tasks(tasks_dir)
     if task_name not in tasks:
         raise M4AgentError(f"unknown task {task_name!r}; `m4agent tasks list` shows the {len(tasks)} tasks")
     run = Run(run_id=_single_run_id(output), task=tasks[task_name], output_path=output)
-    return grade_runs([run], data_dir)[run.run_id]
+    return grade_runs([run], data_dir, expectations=expectations)[run.run_id]
 
 
 def write_json_atomic(path: Path, payload: dict[str, Any]) -> None:
@@ -297,9 +319,10 @@ def discover_runs(root: Path, tasks: dict[str, Task]) -> list[BatchRun]:
 
 
 def grade_results_root(root: Path, data_dir: Path, force: bool = False, tasks_dir: Path = TASKS_DIR,
-                       phases: dict[str, float] | None = None) -> dict[str, dict[str, Any]]:
+                       phases: dict[str, float] | None = None,
+                       expectations: bool = False) -> dict[str, dict[str, Any]]:
     """Grade every run folder under ``root`` in one pass and write each ``result.json``
-    (``phases``: see grade_runs)."""
+    (``phases``, ``expectations``: see grade_runs)."""
     if not root.is_dir():
         raise M4AgentError(f"results root {root} is not a directory")
     batch = [b for b in discover_runs(root, all_tasks(tasks_dir))
@@ -308,10 +331,10 @@ def grade_results_root(root: Path, data_dir: Path, force: bool = False, tasks_di
     for batch_run in batch:
         if batch_run.run is None:
             run_id = batch_run.folder.relative_to(root).as_posix()
-            written[run_id] = _zero_result(run_id, None, batch_run.problem)
+            written[run_id] = _zero_result(run_id, None, batch_run.problem, expectations)
             write_json_atomic(batch_run.folder / "result.json", written[run_id])
     runs = [b.run for b in batch if b.run is not None]
-    results = grade_runs(runs, data_dir, phases)
+    results = grade_runs(runs, data_dir, phases, expectations)
     for batch_run in batch:
         if batch_run.run is None:
             continue
