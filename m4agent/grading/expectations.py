@@ -81,29 +81,36 @@ def _registered_suites(task: Task) -> dict[str, Any]:
     return _REGISTERED[task.name]
 
 
+def _find_keys(con: duckdb.DuckDBPyConnection) -> None:
+    """Temp table ``found_keys``: the truth rows whose key each graded run supplies (none for a run whose
+    comparison failed), from one pass over the view ``int_grading__agent_keys`` for the whole batch
+    (a query a run would plan the view's per-task SQL each time and group every run's keys)."""
+    con.execute(
+        """
+        CREATE OR REPLACE TEMP TABLE found_keys AS
+        SELECT DISTINCT keys.run_number, keys.truth_row
+        FROM grading.int_grading__agent_keys AS keys
+        INNER JOIN grading.int_grading__runs AS runs ON keys.run_number = runs.run_number
+        INNER JOIN grading.grading_results AS results ON results.run_id = runs.run_id
+        WHERE keys.truth_row IS NOT NULL AND results.comparison_error IS NULL
+        """)
+
+
 def _batches(con: duckdb.DuckDBPyConnection, run_id: str, task: Task) -> dict[str, pd.DataFrame]:
     exists, read_error, rows, header = con.execute(
         "SELECT file_exists, read_error, COALESCE(agent_rows, 0), header "
         "FROM agent_outputs.output_files WHERE run_id = ?", [run_id]).fetchone()
     readable = exists and read_error is None
     output = pd.DataFrame(index=range(rows if readable else 0), columns=list(header or []) if readable else [])
+    run_number = con.execute("SELECT run_number FROM grading.int_grading__runs WHERE run_id = ?", [run_id]
+                             ).fetchone()
     found = con.execute(
         """
-        WITH run AS (
-            SELECT run_number, task FROM grading.int_grading__runs WHERE run_id = $run
-        ),
-        kept AS (
-            SELECT DISTINCT keys.truth_row
-            FROM grading.int_grading__agent_keys AS keys
-            INNER JOIN run ON keys.run_number = run.run_number
-            INNER JOIN grading.grading_results AS results ON results.run_id = $run
-            WHERE keys.truth_row IS NOT NULL AND results.comparison_error IS NULL
-        )
-        SELECT (kept.truth_row IS NOT NULL) AS key_found
+        SELECT (found.truth_row IS NOT NULL) AS key_found
         FROM grading.int_grading__truth_values AS truth
-        INNER JOIN run ON truth.task = run.task
-        LEFT JOIN kept ON truth.truth_row = kept.truth_row
-        """, {"run": run_id}).df()
+        LEFT JOIN found_keys AS found ON found.run_number = $run_number AND truth.truth_row = found.truth_row
+        WHERE truth.task = $task AND $run_number IS NOT NULL
+        """, {"run_number": run_number[0] if run_number else None, "task": task.name}).df()
     found["key_found"] = found["key_found"].astype(int)
     rates = dict(con.execute(
         "SELECT column_name, match_rate FROM grading.grading_column_scores WHERE run_id = ?", [run_id]
@@ -117,6 +124,7 @@ def validate_runs(data_dir: Path, runs: Sequence[tuple[str, Task]]) -> dict[str,
     verdicts: dict[str, dict[str, Any]] = {}
     con = duckdb.connect(str(database_path(data_dir, "mimic-iv")))
     try:
+        _find_keys(con)
         for run_id, task in runs:
             suites = _registered_suites(task)
             failed: list[str] = []
