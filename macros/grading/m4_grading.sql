@@ -209,19 +209,21 @@
 
 {#- A cell's text cast to DOUBLE (NULL when it is not a number). A text with ':'
     is never one, and skipping its cast matters: a failing cast costs several
-    times a succeeding one, and every timestamp cell would fail. -#}
+    times a succeeding one, and every timestamp cell would fail. An empty cell
+    (most cells of a sparse column) skips the tests too. -#}
 {% macro m4_double(value) -%}
-    CASE WHEN contains({{ value }}, ':') THEN NULL ELSE TRY_CAST({{ value }} AS DOUBLE) END
+    CASE WHEN {{ value }} IS NULL OR contains({{ value }}, ':') THEN NULL ELSE TRY_CAST({{ value }} AS DOUBLE) END
 {%- endmacro %}
 
 {#- What pandas' CSV reader makes of a cell's text, as one code from the text and its
     double cast (`number`, computed once): 2 an int (a float without '.', exponent
     or 'n'), 1 another float (DuckDB's double cast accepts what pandas' float
     parser accepts, except 'nan' and '_' digit separators), 3 a boolean, 0
-    anything else (a NULL cell too). One code, not a test per type, keeps the
-    per-cell work to one CASE a cell. -#}
+    anything else (a NULL cell too, before any test). One code, not a test per type,
+    keeps the per-cell work to one CASE a cell. -#}
 {% macro m4_cell_kind(value, number) -%}
     CASE
+        WHEN {{ value }} IS NULL THEN 0
         WHEN {{ number }} IS NULL OR isnan({{ number }}) OR contains({{ value }}, '_')
             THEN CASE WHEN {{ m4_is_bool(value) }} THEN 3 ELSE 0 END
         WHEN contains({{ value }}, '.') OR contains({{ value }}, 'e') OR contains({{ value }}, 'E')

@@ -35,16 +35,11 @@ cells_{{ task_index }} AS (
         {{ agent }},
         truth_present_{{ slot }},
         truth_number_{{ slot }},
-        -- an agent cell carrying the truth's text has that text's features (computed once per truth cell);
-        -- an empty cell (most cells of a sparse column) has none, and skips every test
+        -- an agent cell carrying the truth's text has that text's features (computed once per truth cell)
         {{ agent }} = truth_render_{{ slot }} AS same_{{ slot }},
         truth_render_kind_{{ slot }},
         -- (the double only counts where the cell is a float, and then the truth's text has it as its number)
-        CASE
-            WHEN {{ agent }} IS NULL THEN NULL
-            WHEN {{ agent }} = truth_render_{{ slot }} THEN truth_number_{{ slot }}
-            ELSE {{ m4_double(agent) }}
-        END AS as_double_{{ slot }}
+        CASE WHEN {{ agent }} = truth_render_{{ slot }} THEN truth_number_{{ slot }} ELSE {{ m4_double(agent) }} END AS as_double_{{ slot }}
         {%- if column['temporal'] %},
         truth_timestamp_{{ slot }},
         {{ m4_signature(agent) }} AS signature_{{ slot }}
@@ -60,7 +55,6 @@ classified_{{ task_index }} AS (
         {%- set slot = column['slot'] %},
         -- m4_cell_kind: 2 int, 1 other float, 3 boolean, 0 anything else (an empty cell too)
         CASE
-            WHEN agent_{{ slot }} IS NULL THEN 0
             WHEN same_{{ slot }} THEN truth_render_kind_{{ slot }}
             ELSE {{ m4_cell_kind('agent_' ~ slot, 'as_double_' ~ slot) }}
         END AS kind_{{ slot }}
