@@ -83,8 +83,8 @@ def _registered_suites(task: Task) -> dict[str, Any]:
 
 def _find_keys(con: duckdb.DuckDBPyConnection) -> None:
     """Temp table ``found_keys``: the truth rows whose key each graded run supplies (none for a run whose
-    comparison failed), from one pass over the view ``int_grading__agent_keys`` for the whole batch
-    (a query a run would plan the view's per-task SQL each time and group every run's keys)."""
+    comparison failed), from one pass over the view ``int_grading__agent_keys`` for the whole batch.
+    A query per run would plan the view's per-task SQL each time and group every run's keys."""
     con.execute(
         """
         CREATE OR REPLACE TEMP TABLE found_keys AS
