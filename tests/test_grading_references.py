@@ -22,7 +22,7 @@ from fixtures.grading.fuzz import compose
 
 from m4agent.grading import pandas_oracle
 from m4agent.grading.grade import grade_runs
-from m4agent.grading.loader import Run
+from m4agent.grading.loader import Run, slot_columns
 from m4agent.grading.perturb import perturbations, read_rows
 from m4agent.reference_export import export
 from m4agent.registry import all_tasks
@@ -90,6 +90,12 @@ def test_perturbed_references_score_as_m4bench(data_dir, tmp_path):
             expected[output.stem] = original.evaluate(tasks[name].path, output, truth)
     results = grade_runs(runs, data_dir)
     assert not _mismatches(results, expected)
+    # the runs of tasks sharing a reference and its columns (a task and its -raw twin) go through one query
+    compiled = (data_dir / "dbt" / "grading" / "compiled" / "m4agent" / "models" / "grading"
+                / "int_grading__column_counts.sql").read_text()
+    shared = {(task.reference_model, tuple(slot_columns(task)), tuple(sorted(task.tolerance.items())))
+              for task in tasks.values()}
+    assert compiled.count("output_rows.task IN (") == len(shared) < len(tasks)
     assert any(r["strict_pass"] for r in results.values()) and any(r["reward"] == 0 for r in results.values())
 
 

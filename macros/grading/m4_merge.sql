@@ -1,13 +1,15 @@
 {#-
-  M4Bench's merge of one task's agent rows with its truth rows, as SQL compiled
-  for that task (an entry of m4_grading_plan). The models that read the
-  keyed rows (int_grading__run_keys, int_grading__repeated_keys and the view
-  int_grading__agent_keys) or the merged rows (int_grading__column_counts,
-  int_grading__text_matches) inline these queries per task: a union of every
-  task's query behind a view cost DuckDB seconds of planning for each use.
+  M4Bench's merge of agent rows with their truth rows, as SQL compiled for one
+  entry of m4_grading_plan: a task, or the tasks that share its reference and
+  columns (a task and its -raw twin), whose runs all merge with the first task's
+  truth rows. The models that read the keyed rows (int_grading__run_keys,
+  int_grading__repeated_keys and the view int_grading__agent_keys) or the merged
+  rows (int_grading__column_counts, int_grading__text_matches) inline these
+  queries per entry: a union of every task's query behind a view cost DuckDB
+  seconds of planning for each use.
 -#}
 
-{#- The rows of the task's comparable runs with their normalised key (typed parts,
+{#- The rows of the entry's tasks' comparable runs with their normalised key (typed parts,
     as for the truth in int_grading__truth_values): a comparable run's key
     columns have the reference's kinds, so each key slot gets the one part of
     its kind (m4_typed_key_parts); and the slots column_1 .. column_<width>.
@@ -24,14 +26,14 @@
     FROM {{ source('agent_outputs', 'output_rows') }} AS output_rows
     INNER JOIN {{ ref('int_grading__runs') }} AS runs
         ON output_rows.run_number = runs.run_number
-    WHERE output_rows.task = '{{ task['task'] }}'
+    WHERE output_rows.task IN ('{{ task['tasks'] | join("', '") }}')
         AND runs.run_error IS NULL
         {%- if runs %}
         AND output_rows.run_number IN ({{ runs }})
         {%- endif %}
 {% endmacro %}
 
-{#- The rows of the task's comparable runs (only `runs`, see m4_agent_rows) with
+{#- The rows of the entry's tasks' comparable runs (only `runs`, see m4_agent_rows) with
     their normalised key (key_number_<slot>, key_timestamp_<slot>,
     key_text_<slot>: the parts of the task's key kinds, m4_typed_key_columns) and
     the truth row of that key (NULL for a key the truth lacks). Only the key

@@ -265,21 +265,27 @@ FROM profiled
     {%- endfor -%}
 {%- endmacro %}
 
-{#- The batch's tasks, for models that compile one query per task: a list of
-    {task, truth_rows, keys: {slot: {kind, has_time_zone}}, columns: [{slot, column_name,
-    tolerance, temporal}]}: the reference's row count (truth rows are numbered
-    1 .. truth_rows), its key columns, and the scored columns
-    (their tolerances become constants; temporal means the truth column can
-    compare as timestamps: it looks temporal and every value parses). Tasks whose
-    reference could not be profiled are left out: none of their runs is
-    comparable. Empty while dbt parses. -#}
+{#- The batch's tasks, grouped by what their comparison reads, for the models
+    that compile one query per group: tasks sharing a reference model, key and
+    scored columns, tolerances and truth profiles (a task and its -raw twin) are
+    compared against the same truth, so their runs go through one query (half
+    the SQL for DuckDB to plan). A list of {task, tasks, truth_rows, keys: {slot:
+    {kind, has_time_zone}}, columns: [{slot, column_name, tolerance, temporal}]}:
+    `tasks` the group's tasks, `task` the first of them, whose rendering of the
+    reference (int_grading__truth_values) every run of the group is merged with;
+    the reference's row count (truth rows are numbered 1 .. truth_rows), its key
+    columns, and the scored columns (their tolerances become constants; temporal
+    means the truth column can compare as timestamps: it looks temporal and
+    every value parses). Tasks whose reference could not be profiled are left
+    out: none of their runs is comparable. Empty while dbt parses. -#}
 {% macro m4_grading_plan() %}
     {%- if not execute -%}
         {{ return([]) }}
     {%- endif -%}
     {%- set keys = run_query(
-        "SELECT c.task, c.slot, p.key_kind, p.has_time_zone, p.n_rows "
+        "SELECT c.task, s.reference_model, c.slot, c.column_name, p.key_kind, p.has_time_zone, p.n_rows "
         ~ "FROM " ~ source('agent_outputs', 'task_columns') ~ " AS c "
+        ~ "INNER JOIN " ~ source('agent_outputs', 'task_settings') ~ " AS s ON c.task = s.task "
         ~ "INNER JOIN " ~ ref('int_grading__truth_profiles') ~ " AS p ON c.task = p.task AND c.slot = p.slot "
         ~ "WHERE c.role = 'key' ORDER BY c.task, c.slot"
     ) -%}
@@ -290,23 +296,45 @@ FROM profiled
         ~ "LEFT JOIN " ~ ref('int_grading__truth_profiles') ~ " AS p ON c.task = p.task AND c.slot = p.slot "
         ~ "WHERE c.role = 'scored' ORDER BY c.task, c.slot"
     ) -%}
-    {%- set plan = [] -%}
+    {%- set tasks = [] -%}
     {%- set by_task = {} -%}
     {%- for row in keys.rows -%}
         {%- if row['task'] not in by_task -%}
-            {%- do by_task.update({row['task']: {'task': row['task'], 'keys': {}, 'columns': [],
-                                                  'truth_rows': row['n_rows'] | int}}) -%}
-            {%- do plan.append(by_task[row['task']]) -%}
+            {%- do by_task.update({row['task']: {'task': row['task'], 'tasks': [row['task']], 'keys': {}, 'columns': [],
+                                                  'truth_rows': row['n_rows'] | int,
+                                                  'shape': [row['reference_model'], row['n_rows'] | int]}}) -%}
+            {%- do tasks.append(by_task[row['task']]) -%}
         {%- endif -%}
         {%- do by_task[row['task']]['keys'].update({row['slot'] | int: {
             'kind': row['key_kind'], 'has_time_zone': row['has_time_zone'] == true}}) -%}
+        {%- do by_task[row['task']]['shape'].append([row['slot'], row['column_name'], row['key_kind'], row['has_time_zone']]) -%}
     {%- endfor -%}
     {%- for row in scored.rows if row['task'] in by_task -%}
-        {%- do by_task[row['task']]['columns'].append({
-            'slot': row['slot'] | int, 'column_name': row['column_name'],
-            'tolerance': row['tolerance'] | float, 'temporal': row['temporal']}) -%}
+        {%- set column = {'slot': row['slot'] | int, 'column_name': row['column_name'],
+                          'tolerance': row['tolerance'] | float, 'temporal': row['temporal']} -%}
+        {%- do by_task[row['task']]['columns'].append(column) -%}
+        {%- do by_task[row['task']]['shape'].append([column['slot'], column['column_name'], column['tolerance'], column['temporal']]) -%}
+    {%- endfor -%}
+    {%- set plan = [] -%}
+    {%- set by_shape = {} -%}
+    {%- for task in tasks -%}
+        {%- set shape = task.pop('shape') | string -%}
+        {%- if shape in by_shape -%}
+            {%- do by_shape[shape]['tasks'].append(task['task']) -%}
+        {%- else -%}
+            {%- do by_shape.update({shape: task}) -%}
+            {%- do plan.append(task) -%}
+        {%- endif -%}
     {%- endfor -%}
     {{ return(plan) }}
+{% endmacro %}
+
+{#- The runs of a plan entry's tasks (m4_grading_plan) in `runs_by_task` (see
+    m4_runs_by_task), as one SQL list; empty when there are none. -#}
+{% macro m4_plan_runs(runs_by_task, entry) %}
+    {%- set lists = [] -%}
+    {%- for task in entry['tasks'] if task in runs_by_task %}{% do lists.append(runs_by_task[task]) %}{% endfor -%}
+    {{ return(lists | join(', ')) }}
 {% endmacro %}
 
 {#- The runs of each task with a column compared as text (after int_grading__column_modes

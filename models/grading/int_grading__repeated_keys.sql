@@ -8,13 +8,13 @@
 -- depends_on: {{ ref('int_grading__truth_profiles') }}, {{ ref('int_grading__runs') }}, {{ ref('int_grading__truth_values') }}, {{ ref('int_grading__run_keys') }}
 {%- set key_width = m4_grading_key_width() %}
 {%- set repeating = m4_grading_runs_repeating_keys() %}
-{%- for task in m4_grading_plan() if task['task'] in repeating %}
+{%- for task in m4_grading_plan() if m4_plan_runs(repeating, task) %}
 SELECT
     run_number,
     truth_row,
     MIN(row_number) AS kept_row,
     COUNT(*) AS n_rows
-FROM ({{ m4_keyed_rows(task, key_width, runs=repeating[task['task']]) }}) AS keyed_rows
+FROM ({{ m4_keyed_rows(task, key_width, runs=m4_plan_runs(repeating, task)) }}) AS keyed_rows
 WHERE truth_row IS NOT NULL
 GROUP BY run_number, truth_row
 HAVING COUNT(*) > 1

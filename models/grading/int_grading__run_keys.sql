@@ -5,7 +5,7 @@
   row (distinct truth rows are distinct keys, set bits of a bitmap), and only
   the keys the truth lacks (few rows, in a good output none) are told apart by
   their typed parts.
-  Compiled per task (m4_keyed_rows).
+  Compiled per group of tasks sharing a reference (m4_grading_plan, m4_keyed_rows).
 -#}
 {{ config(enabled=var('m4_grading', false)) }}
 -- depends_on: {{ ref('int_grading__truth_profiles') }}, {{ ref('int_grading__runs') }}, {{ ref('int_grading__truth_values') }}

@@ -3,7 +3,7 @@
   equals the agent's pandas string under the agent column's dtype (astype
   ("string"): ints without a decimal point, floats as Python writes them,
   True/False for booleans; so a literal None matches None). A second pass over
-  the merged rows, compiled per task and restricted to the runs with a
+  the merged rows, compiled per group of tasks sharing a reference and restricted to the runs with a
   text-compared column (listed as constants, so only their rows are read), so
   the truth's text is read only where it decides.
 -#}
@@ -13,7 +13,7 @@
 {%- set key_width = m4_grading_key_width() %}
 {%- set text_runs = m4_grading_text_runs() %}
 {%- set plan = [] %}
-{%- for task in m4_grading_plan() if task['task'] in text_runs and task['columns'] %}{% do plan.append(task) %}{% endfor %}
+{%- for task in m4_grading_plan() if m4_plan_runs(text_runs, task) and task['columns'] %}{% do plan.append(task) %}{% endfor %}
 WITH text_columns AS (
     SELECT run_number, slot, agent_dtype
     FROM {{ ref('int_grading__column_modes') }}
@@ -29,7 +29,7 @@ text_runs_{{ task_index }} AS (
         ANY_VALUE(agent_dtype) FILTER (WHERE slot = {{ column['slot'] }}) AS dtype_{{ column['slot'] }}
         {%- endfor %}
     FROM text_columns
-    WHERE run_number IN ({{ text_runs[task['task']] }})
+    WHERE run_number IN ({{ m4_plan_runs(text_runs, task) }})
     GROUP BY run_number
 ),
 
@@ -43,7 +43,7 @@ matches_{{ task_index }} AS (
             AND merged.truth_render_{{ slot }} = {{ m4_render('merged.agent_' ~ slot, 'text_runs.dtype_' ~ slot) }}
         ) AS text_matches_{{ slot }}
         {%- endfor %}
-    FROM ({{ m4_merged_rows(task, width, key_width, runs=text_runs[task['task']]) }}) AS merged
+    FROM ({{ m4_merged_rows(task, width, key_width, runs=m4_plan_runs(text_runs, task)) }}) AS merged
     INNER JOIN text_runs_{{ task_index }} AS text_runs
         ON merged.run_number = text_runs.run_number
     GROUP BY merged.run_number
