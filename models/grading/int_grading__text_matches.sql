@@ -3,9 +3,9 @@
   equals the agent's pandas string under the agent column's dtype (astype
   ("string"): ints without a decimal point, floats as Python writes them,
   True/False for booleans; so a literal None matches None). A second pass over
-  the merged rows, compiled per group of tasks sharing a reference and restricted to the runs with a
-  text-compared column (listed as constants, so only their rows are read), so
-  the truth's text is read only where it decides.
+  the merged rows, compiled per group of tasks sharing a reference and
+  restricted to the runs with a text-compared column (listed as constants, so
+  only their rows are read), so the truth's text is read only where it decides.
 -#}
 {{ config(enabled=var('m4_grading', false)) }}
 -- depends_on: {{ ref('int_grading__truth_profiles') }}, {{ ref('int_grading__truth_values') }}, {{ ref('int_grading__runs') }}, {{ ref('int_grading__repeated_keys') }}, {{ ref('int_grading__column_modes') }}
