@@ -269,8 +269,9 @@ FROM profiled
     that compile one query per group: tasks sharing a reference model, key and
     scored columns, tolerances and truth profiles (a task and its -raw twin) are
     compared against the same truth, so their runs go through one query (17
-    queries for M4Bench's 28 tasks: less SQL for DuckDB to plan). A list of {task, tasks, truth_rows, keys: {slot:
-    {kind, has_time_zone}}, columns: [{slot, column_name, tolerance, temporal}]}:
+    queries for M4Bench's 28 tasks: less SQL for DuckDB to plan). A list of
+    {task, tasks, truth_rows, keys: {slot: {kind, has_time_zone}}, columns:
+    [{slot, column_name, tolerance, temporal}]}:
     `tasks` the group's tasks, `task` the first of them, whose rendering of the
     reference (int_grading__truth_values) every run of the group is merged with;
     the reference's row count (truth rows are numbered 1 .. truth_rows), its key
@@ -298,27 +299,28 @@ FROM profiled
     ) -%}
     {%- set tasks = [] -%}
     {%- set by_task = {} -%}
+    {#- what the entry itself does not hold: the reference model and the key column names -#}
+    {%- set reference_and_key_names = {} -%}
     {%- for row in keys.rows -%}
         {%- if row['task'] not in by_task -%}
             {%- do by_task.update({row['task']: {'task': row['task'], 'tasks': [row['task']], 'keys': {}, 'columns': [],
-                                                  'truth_rows': row['n_rows'] | int,
-                                                  'shape': [row['reference_model'], row['n_rows'] | int]}}) -%}
+                                                  'truth_rows': row['n_rows'] | int}}) -%}
+            {%- do reference_and_key_names.update({row['task']: [row['reference_model']]}) -%}
             {%- do tasks.append(by_task[row['task']]) -%}
         {%- endif -%}
         {%- do by_task[row['task']]['keys'].update({row['slot'] | int: {
             'kind': row['key_kind'], 'has_time_zone': row['has_time_zone'] == true}}) -%}
-        {%- do by_task[row['task']]['shape'].append([row['slot'], row['column_name'], row['key_kind'], row['has_time_zone']]) -%}
+        {%- do reference_and_key_names[row['task']].append(row['column_name']) -%}
     {%- endfor -%}
     {%- for row in scored.rows if row['task'] in by_task -%}
-        {%- set column = {'slot': row['slot'] | int, 'column_name': row['column_name'],
-                          'tolerance': row['tolerance'] | float, 'temporal': row['temporal']} -%}
-        {%- do by_task[row['task']]['columns'].append(column) -%}
-        {%- do by_task[row['task']]['shape'].append([column['slot'], column['column_name'], column['tolerance'], column['temporal']]) -%}
+        {%- do by_task[row['task']]['columns'].append({
+            'slot': row['slot'] | int, 'column_name': row['column_name'],
+            'tolerance': row['tolerance'] | float, 'temporal': row['temporal']}) -%}
     {%- endfor -%}
     {%- set plan = [] -%}
     {%- set by_shape = {} -%}
     {%- for task in tasks -%}
-        {%- set shape = task.pop('shape') | string -%}
+        {%- set shape = [reference_and_key_names[task['task']], task['truth_rows'], task['keys'], task['columns']] | string -%}
         {%- if shape in by_shape -%}
             {%- do by_shape[shape]['tasks'].append(task['task']) -%}
         {%- else -%}

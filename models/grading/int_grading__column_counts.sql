@@ -1,7 +1,8 @@
 {#-
   One row per (comparable run, scored slot): one pass over the merged rows
-  (m4_merged_rows), compiled per group of tasks sharing a reference and
-  its columns (m4_grading_plan: only their slots, their tolerances as constants), counting
+  (m4_merged_rows), compiled per group of tasks sharing a reference and its
+  columns (m4_grading_plan: only their slots, their tolerances as constants),
+  counting
   - over every agent row, what pandas infers the agent column's dtype from;
   - over the merged rows, what the numeric and timestamp comparisons need: cells
     present on both sides, agent cells that are not numbers, cells missing on

@@ -8,16 +8,19 @@
 -- depends_on: {{ ref('int_grading__truth_profiles') }}, {{ ref('int_grading__runs') }}, {{ ref('int_grading__truth_values') }}, {{ ref('int_grading__run_keys') }}
 {%- set key_width = m4_grading_key_width() %}
 {%- set repeating = m4_grading_runs_repeating_keys() %}
-{%- for task in m4_grading_plan() if m4_plan_runs(repeating, task) %}
+{%- for task in m4_grading_plan() %}
+{%- set runs = m4_plan_runs(repeating, task) %}
+{%- if runs %}
 SELECT
     run_number,
     truth_row,
     MIN(row_number) AS kept_row,
     COUNT(*) AS n_rows
-FROM ({{ m4_keyed_rows(task, key_width, runs=m4_plan_runs(repeating, task)) }}) AS keyed_rows
+FROM ({{ m4_keyed_rows(task, key_width, runs=runs) }}) AS keyed_rows
 WHERE truth_row IS NOT NULL
 GROUP BY run_number, truth_row
 HAVING COUNT(*) > 1
 UNION ALL
+{%- endif %}
 {%- endfor %}
 {{ m4_no_rows([('run_number', 'INTEGER'), ('truth_row', 'BIGINT'), ('kept_row', 'BIGINT'), ('n_rows', 'BIGINT')]) }}

@@ -20,7 +20,8 @@ WITH text_columns AS (
     WHERE mode = 'text'
 )
 {%- for task in plan %}
-{%- set task_index = loop.index %},
+{%- set task_index = loop.index %}
+{%- set runs = m4_plan_runs(text_runs, task) %},
 
 text_runs_{{ task_index }} AS (
     SELECT
@@ -29,7 +30,7 @@ text_runs_{{ task_index }} AS (
         ANY_VALUE(agent_dtype) FILTER (WHERE slot = {{ column['slot'] }}) AS dtype_{{ column['slot'] }}
         {%- endfor %}
     FROM text_columns
-    WHERE run_number IN ({{ m4_plan_runs(text_runs, task) }})
+    WHERE run_number IN ({{ runs }})
     GROUP BY run_number
 ),
 
@@ -43,7 +44,7 @@ matches_{{ task_index }} AS (
             AND merged.truth_render_{{ slot }} = {{ m4_render('merged.agent_' ~ slot, 'text_runs.dtype_' ~ slot) }}
         ) AS text_matches_{{ slot }}
         {%- endfor %}
-    FROM ({{ m4_merged_rows(task, width, key_width, runs=m4_plan_runs(text_runs, task)) }}) AS merged
+    FROM ({{ m4_merged_rows(task, width, key_width, runs=runs) }}) AS merged
     INNER JOIN text_runs_{{ task_index }} AS text_runs
         ON merged.run_number = text_runs.run_number
     GROUP BY merged.run_number
