@@ -166,7 +166,7 @@ def _corrupting_loader(monkeypatch, bad: set[str]) -> list[list[str]]:
         batches.append([run.run_id for run in runs])
         for number, run in enumerate(runs, start=1):
             if run.run_id in bad:
-                (rows_dir / f"task={run.task.name}" / f"{number}.parquet").write_bytes(b"not a parquet file")
+                (rows_dir / f"task={run.task.name}" / f"run_number={number}" / "rows.parquet").write_bytes(b"not a parquet file")
 
     monkeypatch.setattr(grade, "load_runs", load_and_corrupt)
     return batches

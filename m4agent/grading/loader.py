@@ -21,15 +21,18 @@ duplicated header names get pandas' ``.1`` suffixes, a file that is empty or
 not UTF-8, or has a row with more fields than the header, cannot be read (the
 original scores it 0). Such a file gets a recorded reason, never an exception.
 
-``output_rows`` is a view over Parquet files in ``rows_dir`` (one per run, in a
-folder per task, ``task=<task>/<run_number>.parquet``, read as column ``task``):
-each CSV is read by Arrow's CSV reader (streamed block by block above
-STREAM_ABOVE_BYTES, so memory stays bounded) and its graded columns written to
-its run's Parquet file, which the grading models read as fast columnar scans.
+``output_rows`` is a view over Parquet files in ``rows_dir``, one per run in a
+folder per task and run, ``task=<task>/run_number=<n>/rows.parquet``: the folder
+names give the columns ``task`` and ``run_number`` (a filter on either reads only
+the matching files), and a row's position in its file gives ``row_number``, so a
+file holds only the run's text columns. Each CSV is read by Arrow's CSV reader
+(streamed block by block above STREAM_ABOVE_BYTES, so memory stays bounded) and
+its graded columns written to its run's Parquet file, which the grading models
+read as fast columnar scans.
 The text columns are dictionary-encoded and not compressed: an output repeats
 its values (ids, a stay's weight on every row, repeated sums), so the files
-are about 40% of the plain size (0.6 against 1.5 GB for the benchmark's 1.1 GB
-of CSVs), and DuckDB reads them faster. A CSV Arrow's reader
+are about a third of the plain size (0.46 against 1.4 GB for the benchmark's
+1.1 GB of CSVs), and DuckDB reads them faster. A CSV Arrow's reader
 refuses (a short row pandas pads, a bad byte, a row with too many fields) is
 read again by DuckDB's CSV reader, which pads short rows and words the reason.
 """
@@ -45,7 +48,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
-import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
@@ -71,15 +73,10 @@ CREATE OR REPLACE TABLE {SCHEMA}.task_columns (
 """
 
 
-def _slot_names(width: int) -> list[str]:
-    """The text columns, the ones worth a dictionary (run and row numbers are not)."""
-    return [f"column_{slot}" for slot in range(1, width + 1)]
-
-
 def _rows_schema(width: int) -> pa.Schema:
-    return pa.schema([pa.field("run_number", pa.int32(), nullable=False),
-                      pa.field("row_number", pa.int64(), nullable=False),
-                      *[pa.field(name, pa.string()) for name in _slot_names(width)]])
+    """A run file's columns: the slots' text (its run and its rows' positions are not stored,
+    see _run_file and load_runs)."""
+    return pa.schema([pa.field(f"column_{slot}", pa.string()) for slot in range(1, width + 1)])
 
 @dataclass(frozen=True)
 class Run:
@@ -156,22 +153,17 @@ def _first_line_is_header(path: Path) -> bool:
     return first.strip(b"\r\n") != b""
 
 
-def _slot_batch(columns: dict[str, pa.Array], rows: int, first_row: int, run: Run, run_number: int,
-                width: int) -> pa.RecordBatch:
+def _slot_batch(columns: dict[str, pa.Array], rows: int, run: Run, width: int) -> pa.RecordBatch:
     slots = [columns.get(name, pa.nulls(rows, pa.string())) for name in slot_columns(run.task)]
     slots += [pa.nulls(rows, pa.string())] * (width - len(slots))
-    return pa.RecordBatch.from_arrays(
-        [pa.array(np.full(rows, run_number, dtype=np.int32)),
-         pa.array(np.arange(first_row, first_row + rows, dtype=np.int64)), *slots],
-        schema=_rows_schema(width),
-    )
+    return pa.RecordBatch.from_arrays(slots, schema=_rows_schema(width))
 
 
 LOAD_THREADS = min(4, os.cpu_count() or 1)
 STREAM_ABOVE_BYTES = 256 << 20  # larger CSVs are streamed block by block (bounded memory)
 
 
-def _arrow_batches(run: Run, header: list[str], present: list[str], run_number: int, width: int):
+def _arrow_batches(run: Run, header: list[str], present: list[str], width: int):
     """Read the CSV with Arrow (every cell text, only empty cells missing); raises pa.ArrowInvalid."""
     def options(newlines_in_values: bool) -> dict:
         return {
@@ -190,15 +182,12 @@ def _arrow_batches(run: Run, header: list[str], present: list[str], run_number: 
         # A newline inside a value needs quotes around it: a file without '"' has none, and
         # Arrow splits it into blocks at any newline, a third faster than tracking quotes.
         batches = pa_csv.read_csv(pa.BufferReader(data), **options(newlines_in_values=b'"' in data)).to_batches()
-    first_row = 1
     for batch in batches:
-        columns = {name: batch.column(name) for name in present}
-        yield _slot_batch(columns, batch.num_rows, first_row, run, run_number, width)
-        first_row += batch.num_rows
+        yield _slot_batch({name: batch.column(name) for name in present}, batch.num_rows, run, width)
 
 
 def _duckdb_batch(con: duckdb.DuckDBPyConnection, run: Run, header: list[str], present: list[str],
-                  run_number: int, width: int) -> pa.RecordBatch:
+                  width: int) -> pa.RecordBatch:
     """Read the CSV with DuckDB (pads short rows as pandas does); raises UnreadableOutput."""
     kept_columns = ", ".join(f"NULLIF({_quote(name)}, '') AS {_quote(name)}" for name in present) or "1 AS _m4_row"
     try:
@@ -216,7 +205,7 @@ def _duckdb_batch(con: duckdb.DuckDBPyConnection, run: Run, header: list[str], p
         kept = [line for line in lines[:4] if not line.startswith(("Possible fixes", "*", "Original Line"))]
         raise UnreadableOutput("CSV parse error: " + " ".join(kept or [type(exc).__name__])) from None
     columns = {name: table.column(name).combine_chunks() for name in present}
-    return _slot_batch(columns, table.num_rows, 1, run, run_number, width)
+    return _slot_batch(columns, table.num_rows, run, width)
 
 
 def _write_run(path: Path, batches: Iterable[pa.RecordBatch], width: int) -> int:
@@ -225,8 +214,8 @@ def _write_run(path: Path, batches: Iterable[pa.RecordBatch], width: int) -> int
     and an empty one would make it plan every join as if the agent rows were none)."""
     rows = 0
     try:
-        with pq.ParquetWriter(path, _rows_schema(width), compression="none", use_dictionary=_slot_names(width),
-                              write_statistics=["run_number"]) as writer:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with pq.ParquetWriter(path, _rows_schema(width), compression="none", write_statistics=False) as writer:
             for batch in batches:
                 writer.write_batch(batch)
                 rows += batch.num_rows
@@ -235,6 +224,7 @@ def _write_run(path: Path, batches: Iterable[pa.RecordBatch], width: int) -> int
         raise
     if rows == 0:
         path.unlink()
+        path.parent.rmdir()
     return rows
 
 
@@ -242,10 +232,9 @@ _NEEDS_DUCKDB = "needs DuckDB"
 
 
 def _run_file(rows_dir: Path, run: Run, run_number: int) -> Path:
-    """``rows_dir/task=<task>/<run_number>.parquet``: a filter on the task reads only its runs' files."""
-    folder = rows_dir / f"task={run.task.name}"
-    folder.mkdir(exist_ok=True)
-    return folder / f"{run_number}.parquet"
+    """``rows_dir/task=<task>/run_number=<n>/rows.parquet`` (hive partitions: a filter on the task
+    or the run reads only the matching files)."""
+    return rows_dir / f"task={run.task.name}" / f"run_number={run_number}" / "rows.parquet"
 
 
 def _load_with_arrow(rows_dir: Path, run: Run, run_number: int,
@@ -263,7 +252,7 @@ def _load_with_arrow(rows_dir: Path, run: Run, run_number: int,
         return True, _NEEDS_DUCKDB, None, header
     try:
         rows = _write_run(_run_file(rows_dir, run, run_number),
-                          _arrow_batches(run, header, _present(run, header), run_number, width), width)
+                          _arrow_batches(run, header, _present(run, header), width), width)
     except (pa.ArrowInvalid, UnicodeDecodeError):
         return True, _NEEDS_DUCKDB, None, header
     return True, None, rows, header
@@ -274,7 +263,7 @@ def _load_with_duckdb(con: duckdb.DuckDBPyConnection, rows_dir: Path, run: Run, 
     """DuckDB's reader for the files Arrow refuses (header already read): it pads short rows as
     pandas does, and words the reason."""
     try:
-        batch = _duckdb_batch(con, run, header, _present(run, header), run_number, width)
+        batch = _duckdb_batch(con, run, header, _present(run, header), width)
     except UnreadableOutput as exc:
         return True, str(exc), None, None
     return True, None, _write_run(_run_file(rows_dir, run, run_number), [batch], width), header
@@ -337,14 +326,18 @@ def load_runs(con: duckdb.DuckDBPyConnection, runs: Sequence[Run], rows_dir: Pat
             outcome = _load_with_duckdb(con, partial, run, run_number, width, header=outcome[3])
         exists, error, rows, header = outcome
         files.append((run.run_id, run_number, run.task.name, str(run.output_path), exists, error, rows, header))
-    if not any(partial.glob("*/*.parquet")):  # the view needs a file, even for a batch without rows
-        placeholder = partial / "task=~none"
-        placeholder.mkdir()
-        with pq.ParquetWriter(placeholder / "0.parquet", _rows_schema(width)):
+    if not any(partial.glob("*/*/*.parquet")):  # the view needs a file, even for a batch without rows
+        placeholder = partial / "task=~none" / "run_number=0"
+        placeholder.mkdir(parents=True)
+        with pq.ParquetWriter(placeholder / "rows.parquet", _rows_schema(width)):
             pass
     shutil.rmtree(rows_dir, ignore_errors=True)
     partial.rename(rows_dir)
     _insert_rows(con, "output_files", files)
-    pattern = _literal(str(rows_dir.resolve() / "*" / "*.parquet"))
+    pattern = _literal(str(rows_dir.resolve() / "*" / "*" / "*.parquet"))
+    columns = ", ".join(f"column_{slot}" for slot in range(1, width + 1))
+    # row_number: the row's position in its run's file (written in CSV order), 1-based
     con.execute(f"CREATE OR REPLACE VIEW {SCHEMA}.output_rows AS "
-                f"SELECT * FROM read_parquet({pattern}, hive_partitioning = true)")
+                f"SELECT run_number, CAST(file_row_number AS BIGINT) + 1 AS row_number, task, {columns} "
+                f"FROM read_parquet({pattern}, hive_partitioning = true, file_row_number = true, "
+                "hive_types = {'task': VARCHAR, 'run_number': INTEGER})")
