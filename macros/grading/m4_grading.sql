@@ -13,8 +13,10 @@
 {#- The shape of a timestamp text: digit runs collapsed to 'd'. pandas infers one
     format from a column's first value and parses every other value with it.
     NULL for a text with none of '-', ':', '/', '.' and ' ' (it cannot be a
-    timestamp). The usual shapes are recognised by a round trip through strftime
-    (cheap, and exact: a text equal to strftime's output has that shape); any
+    timestamp). The usual shapes are recognised by a round trip through the cast
+    (cheap, and exact: a text of 19 characters, or 10 for a date, equal to the
+    cast's text 'YYYY-MM-DD HH:MM:SS' has that shape; a fraction, a year beyond
+    9999 or BC, and '-infinity' make other lengths); any
     other text goes through regular expressions, which mark what decides the
     format: English month names ('B' for a full name, 'b' for an abbreviation,
     'M' for May, which is both), a final AM or PM ('p'), and a four-digit year
@@ -33,9 +35,9 @@
     CASE
         WHEN NOT (contains({{ value }}, '-') OR contains({{ value }}, ':') OR contains({{ value }}, '/')
                   OR contains({{ value }}, '.') OR contains({{ value }}, ' ')) THEN NULL
-        WHEN strftime({{ cast }}, '%Y-%m-%d %H:%M:%S') = {{ value }} THEN 'd-d-d d:d:d'
-        WHEN strftime({{ cast }}, '%Y-%m-%dT%H:%M:%S') = {{ value }} THEN 'd-d-dTd:d:d'
-        WHEN strftime(TRY_CAST({{ value }} AS DATE), '%Y-%m-%d') = {{ value }} THEN 'd-d-d'
+        WHEN length({{ value }}) = 19 AND CAST({{ cast }} AS VARCHAR) = {{ value }} THEN 'd-d-d d:d:d'
+        WHEN length({{ value }}) = 19 AND CAST({{ cast }} AS VARCHAR) = replace({{ value }}, 'T', ' ') THEN 'd-d-dTd:d:d'
+        WHEN length({{ value }}) = 10 AND CAST(TRY_CAST({{ value }} AS DATE) AS VARCHAR) = {{ value }} THEN 'd-d-d'
         ELSE regexp_replace(regexp_replace(regexp_replace(regexp_replace(regexp_replace(regexp_replace({{ value }},
             '\b(January|February|March|April|June|July|August|September|October|November|December)\b', 'B', {{ flags }}),
             '\bMay\b', 'M', {{ flags }}), '\b(Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Oct|Nov|Dec)\b', 'b', {{ flags }}),
@@ -44,8 +46,8 @@
     END
 {%- endmacro %}
 
-{#- The shapes m4_signature_from recognises by the strftime round trip: naive,
-    and parsed by a plain cast. -#}
+{#- The shapes m4_signature_from recognises by the round trip through the cast:
+    naive, and parsed by a plain cast. -#}
 {% macro m4_usual_signatures() -%}
     ('d-d-d d:d:d', 'd-d-dTd:d:d', 'd-d-d')
 {%- endmacro %}
