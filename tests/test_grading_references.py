@@ -96,6 +96,17 @@ def test_perturbed_references_score_as_m4bench(data_dir, tmp_path):
     shared = {(task.reference_model, tuple(slot_columns(task)), tuple(sorted(task.tolerance.items())))
               for task in tasks.values()}
     assert compiled.count("output_rows.task IN (") == len(shared) < len(tasks)
+    # and a reference read into the same slots is rendered once, for the first of its tasks by name
+    con = duckdb.connect(str(data_dir / "mimic_iv.duckdb"), read_only=True)
+    shares = dict(con.execute("SELECT task, truth_task FROM grading.int_grading__truth_tasks").fetchall())
+    rendered = {task for (task,) in con.execute("SELECT DISTINCT task FROM grading.int_grading__truth_rows").fetchall()}
+    con.close()
+    renderings = {(task.reference_model, task.dataset, tuple(task.key_columns), tuple(slot_columns(task))): name
+                  for name, task in sorted(tasks.items(), reverse=True)}
+    assert shares == {name: renderings[(task.reference_model, task.dataset, tuple(task.key_columns),
+                                        tuple(slot_columns(task)))] for name, task in tasks.items()}
+    assert rendered == set(shares.values()) and len(rendered) < len(tasks)
+    assert shares["mimic-urine-output-rate-raw"] == "mimic-urine-output-rate"
     assert any(r["strict_pass"] for r in results.values()) and any(r["reward"] == 0 for r in results.values())
 
 

@@ -107,9 +107,10 @@ def _batches(con: duckdb.DuckDBPyConnection, run_id: str, task: Task) -> dict[st
     found = con.execute(
         """
         SELECT (found.truth_row IS NOT NULL) AS key_found
-        FROM grading.int_grading__truth_values AS truth
+        FROM grading.int_grading__truth_tasks AS truth_tasks
+        INNER JOIN grading.int_grading__truth_values AS truth ON truth.task = truth_tasks.truth_task
         LEFT JOIN found_keys AS found ON found.run_number = $run_number AND truth.truth_row = found.truth_row
-        WHERE truth.task = $task AND $run_number IS NOT NULL
+        WHERE truth_tasks.task = $task AND $run_number IS NOT NULL
         """, {"run_number": run_number[0] if run_number else None, "task": task.name}).df()
     found["key_found"] = found["key_found"].astype(int)
     rates = dict(con.execute(

@@ -1,6 +1,6 @@
 """Reuse the rendered truth of the previous grading call when nothing it depends on changed.
 
-The truth models (``int_grading__truth_rows``, ``_profiles``, ``_values``) render
+The truth models (``int_grading__truth_tasks``, ``_rows``, ``_profiles``, ``_values``) render
 the batch's references as M4Bench's ground-truth CSVs hold them: the work
 M4Bench does once, when it exports its ground truth. They depend on the batch's
 task definitions (``agent_outputs.task_settings`` and ``task_columns``), the
@@ -23,7 +23,8 @@ import duckdb
 
 from m4agent.registry import Task
 
-TRUTH_MODELS = ("int_grading__truth_rows", "int_grading__truth_profiles", "int_grading__truth_values")
+TRUTH_MODELS = ("int_grading__truth_tasks", "int_grading__truth_rows", "int_grading__truth_profiles",
+                "int_grading__truth_values")
 _TABLE = "agent_outputs.truth_fingerprint"
 
 

@@ -1,8 +1,8 @@
 {#-
   M4Bench's merge of agent rows with their truth rows, as SQL compiled for one
   entry of m4_grading_plan: a task, or the tasks that share its reference and
-  columns (a task and its -raw twin), whose runs all merge with the first task's
-  truth rows. The models that read the keyed rows (int_grading__run_keys,
+  columns (a task and its -raw twin), whose runs all merge with the truth rows
+  of the entry's truth task (int_grading__truth_tasks). The models that read the keyed rows (int_grading__run_keys,
   int_grading__repeated_keys and the view int_grading__agent_keys) or the merged
   rows (int_grading__column_counts, int_grading__text_matches) inline these
   queries per entry: a union of every task's query behind a view cost DuckDB
@@ -48,7 +48,7 @@
         truth.truth_row
     FROM ({{ m4_agent_rows(task, 0, key_width, runs) }}) AS agent
     LEFT JOIN {{ ref('int_grading__truth_values') }} AS truth
-        ON truth.task = '{{ task['task'] }}'
+        ON truth.task = '{{ task['truth_task'] }}'
         AND {{ m4_same_typed_key(task['keys'], 'agent', 'truth') }}
 {% endmacro %}
 
@@ -75,7 +75,7 @@
         {%- endfor %}
     FROM ({{ m4_agent_rows(task, width, key_width, runs) }}) AS agent
     LEFT JOIN {{ ref('int_grading__truth_values') }} AS truth
-        ON truth.task = '{{ task['task'] }}'
+        ON truth.task = '{{ task['truth_task'] }}'
         AND {{ m4_same_typed_key(task['keys'], 'agent', 'truth') }}
     LEFT JOIN {{ ref('int_grading__repeated_keys') }} AS repeated_keys
         ON agent.run_number = repeated_keys.run_number

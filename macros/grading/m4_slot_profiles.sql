@@ -270,10 +270,11 @@ FROM profiled
     scored columns, tolerances and truth profiles (a task and its -raw twin) are
     compared against the same truth, so their runs go through one query (17
     queries for M4Bench's 28 tasks: less SQL for DuckDB to plan). A list of
-    {task, tasks, truth_rows, keys: {slot: {kind, has_time_zone}}, columns:
-    [{slot, column_name, tolerance, temporal}]}:
-    `tasks` the group's tasks, `task` the first of them, whose rendering of the
-    reference (int_grading__truth_values) every run of the group is merged with;
+    {task, tasks, truth_task, truth_rows, keys: {slot: {kind, has_time_zone}},
+    columns: [{slot, column_name, tolerance, temporal}]}:
+    `tasks` the group's tasks, `task` the first of them, `truth_task` the task
+    whose rendering of the reference (int_grading__truth_values, see
+    int_grading__truth_tasks) every run of the group is merged with;
     the reference's row count (truth rows are numbered 1 .. truth_rows), its key
     columns, and the scored columns (their tolerances become constants; temporal
     means the truth column can compare as timestamps: it looks temporal and
@@ -284,9 +285,10 @@ FROM profiled
         {{ return([]) }}
     {%- endif -%}
     {%- set keys = run_query(
-        "SELECT c.task, s.reference_model, c.slot, c.column_name, p.key_kind, p.has_time_zone, p.n_rows "
+        "SELECT c.task, s.reference_model, t.truth_task, c.slot, c.column_name, p.key_kind, p.has_time_zone, p.n_rows "
         ~ "FROM " ~ source('agent_outputs', 'task_columns') ~ " AS c "
         ~ "INNER JOIN " ~ source('agent_outputs', 'task_settings') ~ " AS s ON c.task = s.task "
+        ~ "INNER JOIN " ~ ref('int_grading__truth_tasks') ~ " AS t ON c.task = t.task "
         ~ "INNER JOIN " ~ ref('int_grading__truth_profiles') ~ " AS p ON c.task = p.task AND c.slot = p.slot "
         ~ "WHERE c.role = 'key' ORDER BY c.task, c.slot"
     ) -%}
@@ -304,7 +306,7 @@ FROM profiled
     {%- for row in keys.rows -%}
         {%- if row['task'] not in by_task -%}
             {%- do by_task.update({row['task']: {'task': row['task'], 'tasks': [row['task']], 'keys': {}, 'columns': [],
-                                                  'truth_rows': row['n_rows'] | int}}) -%}
+                                                  'truth_task': row['truth_task'], 'truth_rows': row['n_rows'] | int}}) -%}
             {%- do reference_and_key_names.update({row['task']: [row['reference_model']]}) -%}
             {%- do tasks.append(by_task[row['task']]) -%}
         {%- endif -%}
@@ -320,7 +322,8 @@ FROM profiled
     {%- set plan = [] -%}
     {%- set by_shape = {} -%}
     {%- for task in tasks -%}
-        {%- set shape = [reference_and_key_names[task['task']], task['truth_rows'], task['keys'], task['columns']] | string -%}
+        {%- set shape = [task['truth_task'], reference_and_key_names[task['task']], task['truth_rows'], task['keys'],
+                         task['columns']] | string -%}
         {%- if shape in by_shape -%}
             {%- do by_shape[shape]['tasks'].append(task['task']) -%}
         {%- else -%}

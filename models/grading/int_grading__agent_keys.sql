@@ -11,7 +11,7 @@
   truth key (int_grading__repeated_keys).
 -#}
 {{ config(enabled=var('m4_grading', false), materialized='view') }}
--- depends_on: {{ ref('int_grading__truth_profiles') }}, {{ ref('int_grading__runs') }}, {{ ref('int_grading__truth_values') }}
+-- depends_on: {{ ref('int_grading__truth_tasks') }}, {{ ref('int_grading__truth_profiles') }}, {{ ref('int_grading__runs') }}, {{ ref('int_grading__truth_values') }}
 {%- set key_width = m4_grading_key_width() %}
 {%- for task in m4_grading_plan() %}
 {%- set key_columns = m4_typed_key_columns(task['keys']) %}

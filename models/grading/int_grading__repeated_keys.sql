@@ -5,7 +5,7 @@
   read) are grouped by key.
 -#}
 {{ config(enabled=var('m4_grading', false)) }}
--- depends_on: {{ ref('int_grading__truth_profiles') }}, {{ ref('int_grading__runs') }}, {{ ref('int_grading__truth_values') }}, {{ ref('int_grading__run_keys') }}
+-- depends_on: {{ ref('int_grading__truth_tasks') }}, {{ ref('int_grading__truth_profiles') }}, {{ ref('int_grading__runs') }}, {{ ref('int_grading__truth_values') }}, {{ ref('int_grading__run_keys') }}
 {%- set key_width = m4_grading_key_width() %}
 {%- set repeating = m4_grading_runs_repeating_keys() %}
 {%- for task in m4_grading_plan() %}

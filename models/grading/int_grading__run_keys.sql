@@ -8,7 +8,7 @@
   Compiled per group of tasks sharing a reference (m4_grading_plan, m4_keyed_rows).
 -#}
 {{ config(enabled=var('m4_grading', false)) }}
--- depends_on: {{ ref('int_grading__truth_profiles') }}, {{ ref('int_grading__runs') }}, {{ ref('int_grading__truth_values') }}
+-- depends_on: {{ ref('int_grading__truth_tasks') }}, {{ ref('int_grading__truth_profiles') }}, {{ ref('int_grading__runs') }}, {{ ref('int_grading__truth_values') }}
 {%- set key_width = m4_grading_key_width() %}
 WITH counted AS (
     {%- for task in m4_grading_plan() %}

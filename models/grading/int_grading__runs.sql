@@ -25,12 +25,15 @@ task_columns AS (
 ),
 
 truth_sizes AS (
+    -- a task sharing another's rendering of the reference (int_grading__truth_tasks) reads its rows
     SELECT
-        task,
-        COUNT(truth_row) AS truth_rows,
-        STRING_AGG(reference_gaps, '; ') AS reference_gaps
-    FROM {{ ref('int_grading__truth_rows') }}
-    GROUP BY task
+        truth_tasks.task,
+        COUNT(truth.truth_row) AS truth_rows,
+        STRING_AGG(truth.reference_gaps, '; ') AS reference_gaps
+    FROM {{ ref('int_grading__truth_tasks') }} AS truth_tasks
+    INNER JOIN {{ ref('int_grading__truth_rows') }} AS truth
+        ON truth_tasks.truth_task = truth.task
+    GROUP BY truth_tasks.task
 ),
 
 truth_profiles AS (

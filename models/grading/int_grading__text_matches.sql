@@ -8,7 +8,7 @@
   only their rows are read), so the truth's text is read only where it decides.
 -#}
 {{ config(enabled=var('m4_grading', false)) }}
--- depends_on: {{ ref('int_grading__truth_profiles') }}, {{ ref('int_grading__truth_values') }}, {{ ref('int_grading__runs') }}, {{ ref('int_grading__repeated_keys') }}, {{ ref('int_grading__column_modes') }}
+-- depends_on: {{ ref('int_grading__truth_tasks') }}, {{ ref('int_grading__truth_profiles') }}, {{ ref('int_grading__truth_values') }}, {{ ref('int_grading__runs') }}, {{ ref('int_grading__repeated_keys') }}, {{ ref('int_grading__column_modes') }}
 {%- set width = m4_grading_width() %}
 {%- set key_width = m4_grading_key_width() %}
 {%- set text_runs = m4_grading_text_runs() %}

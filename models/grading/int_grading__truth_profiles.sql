@@ -4,6 +4,8 @@
   timestamp in the format of the first, its time zone), M4Bench's "looks
   temporal" test on its first 50 present values, and whether every present value
   is numeric (then only a non-numeric agent value can make the column text).
+  Profiled once per truth task, listed for each task sharing it
+  (int_grading__truth_tasks).
 -#}
 {{ config(enabled=var('m4_grading', false)) }}
 {%- set width = m4_grading_width() %}
@@ -42,7 +44,8 @@ temporal AS (
 )
 
 SELECT
-    profiles.*,
+    truth_tasks.task,
+    profiles.* EXCLUDE (task),
     -- rendered ints, floats and booleans never look temporal: only text columns can
     profiles.dtype = 'text' AND temporal.temporal_text AS looks_temporal,
     CASE WHEN profiles.dtype = 'text' THEN profiles.n_present - profiles.n_float ELSE 0 END AS n_not_numeric
@@ -50,3 +53,5 @@ FROM profiles
 INNER JOIN temporal
     ON profiles.task = temporal.task
     AND profiles.slot = temporal.slot
+INNER JOIN {{ ref('int_grading__truth_tasks') }} AS truth_tasks
+    ON profiles.task = truth_tasks.truth_task

@@ -4,14 +4,22 @@
   every value rendered as text the way DuckDB -> pandas -> to_csv writes it, in
   the task's slots column_1 .. column_W.
   Built at run time from agent_outputs.task_settings and task_columns, so a
-  batch only renders the references it needs. A task whose reference lacks one
-  of its columns gets a single row with truth_row NULL and reference_gaps set.
+  batch only renders the references it needs, each once: a task sharing another's
+  rendering (int_grading__truth_tasks, a -raw twin) has no rows of its own. A task
+  whose reference lacks one of its columns gets a single row with truth_row NULL
+  and reference_gaps set.
 -#}
 {{ config(enabled=var('m4_grading', false)) }}
 {%- set width = m4_grading_width() %}
+{%- set truth_tasks = ref('int_grading__truth_tasks') %}
 {%- set tasks = [] %}
 {%- if execute %}
-{%- set settings = run_query("SELECT task, reference_model, dataset FROM " ~ source('agent_outputs', 'task_settings') ~ " ORDER BY task") %}
+{%- set settings = run_query(
+    "SELECT settings.task, settings.reference_model, settings.dataset FROM "
+    ~ source('agent_outputs', 'task_settings') ~ " AS settings "
+    ~ "INNER JOIN " ~ truth_tasks ~ " AS truth_tasks ON settings.task = truth_tasks.truth_task "
+    ~ "WHERE truth_tasks.task = truth_tasks.truth_task ORDER BY settings.task"
+) %}
 {%- for row in settings.rows %}
 {%- set slots = run_query(
     "SELECT column_name, role, slot FROM " ~ source('agent_outputs', 'task_columns')
