@@ -7,10 +7,11 @@ build``). For every task, the reference is exported the way M4Bench exports
 ground truth (a gzipped CSV, ``truth/<task>.csv.gz``), and ``--variants`` perturbed copies are written as run folders
 (``<task>/<variant>/output.csv`` + ``run.json``). The campaign is then graded
 with ``grade_results_root`` (load + one ``dbt build`` + result.json files),
-``1 + --steady`` times: the first call may include dbt's full parse of the
-project (once per data directory) and renders the references (as M4Bench
-exports its ground truth); the others are the steady state, reusing both
-(``truth_cache``), and the ratio uses their median. Then the
+``1 + --steady`` times: the first call renders the references (as M4Bench
+exports its ground truth; the benchmark forgets any rendering kept from an
+earlier call) and may include dbt's full parse of the project (once per data
+directory); the others are the steady state, reusing both (``truth_cache``),
+and the ratio uses their median. Then the
 per-run baseline: every output read with its gzipped ground truth and compared
 with pandas, one run at a time. ``--baseline original`` (the default when the
 read-only mirror of hannesill/m4 is present, see tests/fixtures/grading/original.py)
@@ -36,7 +37,7 @@ from typing import Any
 
 import duckdb
 
-from m4agent.grading import pandas_oracle
+from m4agent.grading import pandas_oracle, truth_cache
 from m4agent.grading.grade import grade_results_root
 from m4agent.grading.perturb import perturbations, read_rows
 from m4agent.paths import database_path, resolve_data_dir
@@ -97,6 +98,11 @@ def main() -> None:
     runs = sorted((args.work / "runs").glob("*/*/run.json"))
     print(f"{len(runs)} outputs ({len(tasks)} tasks x {args.variants} variants)")
 
+    con = duckdb.connect(str(database_path(data_dir, "mimic-iv")))
+    try:  # the first call renders the references, as a first grading of a data directory does
+        truth_cache.forget(con)
+    finally:
+        con.close()
     passes, phases = [], []
     for _ in range(1 + max(args.steady, 1)):
         phases.append({})
@@ -123,7 +129,7 @@ def main() -> None:
                      and all(abs(rate - ours[r]["match_rates"][column]) <= 1e-6
                              for column, rate in baseline[r]["match_rates"].items())
                      for r in baseline)
-    print(f"one pass, first call (may parse):          {first_pass:8.1f} s")
+    print(f"one pass, first call (renders the truth):  {first_pass:8.1f} s")
     print(f"one pass (load + dbt build + result.json): {one_pass:8.1f} s "
           f"(median of {len(steady)} steady calls: {', '.join(f'{value:.1f}' for value in steady)} s)")
     for index, seconds in enumerate(phases):
