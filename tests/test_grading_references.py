@@ -101,10 +101,12 @@ def test_perturbed_references_score_as_m4bench(data_dir, tmp_path):
     shares = dict(con.execute("SELECT task, truth_task FROM grading.int_grading__truth_tasks").fetchall())
     rendered = {task for (task,) in con.execute("SELECT DISTINCT task FROM grading.int_grading__truth_rows").fetchall()}
     con.close()
-    renderings = {(task.reference_model, task.dataset, tuple(task.key_columns), tuple(slot_columns(task))): name
-                  for name, task in sorted(tasks.items(), reverse=True)}
-    assert shares == {name: renderings[(task.reference_model, task.dataset, tuple(task.key_columns),
-                                        tuple(slot_columns(task)))] for name, task in tasks.items()}
+
+    def reading(task):
+        return task.reference_model, task.dataset, tuple(task.key_columns), tuple(slot_columns(task))
+
+    first_by_name = {reading(task): name for name, task in sorted(tasks.items(), reverse=True)}
+    assert shares == {name: first_by_name[reading(task)] for name, task in tasks.items()}
     assert rendered == set(shares.values()) and len(rendered) < len(tasks)
     assert shares["mimic-urine-output-rate-raw"] == "mimic-urine-output-rate"
     assert any(r["strict_pass"] for r in results.values()) and any(r["reward"] == 0 for r in results.values())

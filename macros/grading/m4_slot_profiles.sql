@@ -266,9 +266,10 @@ FROM profiled
 {%- endmacro %}
 
 {#- The batch's tasks, grouped by what their comparison reads, for the models
-    that compile one query per group: tasks sharing a reference model, key and
-    scored columns, tolerances and truth profiles (a task and its -raw twin) are
-    compared against the same truth, so their runs go through one query (17
+    that compile one query per group: tasks sharing a rendering of their
+    reference (int_grading__truth_tasks: the same reference, key and scored
+    columns) and their tolerances (a task and its -raw twin) are compared
+    against the same truth, so their runs go through one query (17
     queries for M4Bench's 28 tasks: less SQL for DuckDB to plan). A list of
     {task, tasks, truth_task, truth_rows, keys: {slot: {kind, has_time_zone}},
     columns: [{slot, column_name, tolerance, temporal}]}:
@@ -285,9 +286,8 @@ FROM profiled
         {{ return([]) }}
     {%- endif -%}
     {%- set keys = run_query(
-        "SELECT c.task, s.reference_model, t.truth_task, c.slot, c.column_name, p.key_kind, p.has_time_zone, p.n_rows "
+        "SELECT c.task, t.truth_task, c.slot, p.key_kind, p.has_time_zone, p.n_rows "
         ~ "FROM " ~ source('agent_outputs', 'task_columns') ~ " AS c "
-        ~ "INNER JOIN " ~ source('agent_outputs', 'task_settings') ~ " AS s ON c.task = s.task "
         ~ "INNER JOIN " ~ ref('int_grading__truth_tasks') ~ " AS t ON c.task = t.task "
         ~ "INNER JOIN " ~ ref('int_grading__truth_profiles') ~ " AS p ON c.task = p.task AND c.slot = p.slot "
         ~ "WHERE c.role = 'key' ORDER BY c.task, c.slot"
@@ -301,18 +301,14 @@ FROM profiled
     ) -%}
     {%- set tasks = [] -%}
     {%- set by_task = {} -%}
-    {#- what the entry itself does not hold: the reference model and the key column names -#}
-    {%- set reference_and_key_names = {} -%}
     {%- for row in keys.rows -%}
         {%- if row['task'] not in by_task -%}
             {%- do by_task.update({row['task']: {'task': row['task'], 'tasks': [row['task']], 'keys': {}, 'columns': [],
                                                   'truth_task': row['truth_task'], 'truth_rows': row['n_rows'] | int}}) -%}
-            {%- do reference_and_key_names.update({row['task']: [row['reference_model']]}) -%}
             {%- do tasks.append(by_task[row['task']]) -%}
         {%- endif -%}
         {%- do by_task[row['task']]['keys'].update({row['slot'] | int: {
             'kind': row['key_kind'], 'has_time_zone': row['has_time_zone'] == true}}) -%}
-        {%- do reference_and_key_names[row['task']].append(row['column_name']) -%}
     {%- endfor -%}
     {%- for row in scored.rows if row['task'] in by_task -%}
         {%- do by_task[row['task']]['columns'].append({
@@ -322,8 +318,9 @@ FROM profiled
     {%- set plan = [] -%}
     {%- set by_shape = {} -%}
     {%- for task in tasks -%}
-        {%- set shape = [task['truth_task'], reference_and_key_names[task['task']], task['truth_rows'], task['keys'],
-                         task['columns']] | string -%}
+        {#- tasks sharing a truth task share its reference, key columns, truth rows and profiles: what can
+            still differ is the scored columns' tolerances -#}
+        {%- set shape = [task['truth_task'], task['columns']] | string -%}
         {%- if shape in by_shape -%}
             {%- do by_shape[shape]['tasks'].append(task['task']) -%}
         {%- else -%}

@@ -15,10 +15,8 @@
 {%- set tasks = [] %}
 {%- if execute %}
 {%- set settings = run_query(
-    "SELECT settings.task, settings.reference_model, settings.dataset FROM "
-    ~ source('agent_outputs', 'task_settings') ~ " AS settings "
-    ~ "INNER JOIN " ~ truth_tasks ~ " AS truth_tasks ON settings.task = truth_tasks.truth_task "
-    ~ "WHERE truth_tasks.task = truth_tasks.truth_task ORDER BY settings.task"
+    "SELECT task, reference_model, dataset FROM " ~ source('agent_outputs', 'task_settings')
+    ~ " WHERE task IN (SELECT truth_task FROM " ~ truth_tasks ~ ") ORDER BY task"
 ) %}
 {%- for row in settings.rows %}
 {%- set slots = run_query(
