@@ -165,13 +165,13 @@ STREAM_ABOVE_BYTES = 256 << 20  # larger CSVs are streamed block by block (bound
 
 def _arrow_batches(run: Run, header: list[str], present: list[str], width: int):
     """Read the CSV with Arrow (every cell text, only empty cells missing); raises pa.ArrowInvalid."""
-    def options(newlines_in_values: bool) -> dict:
+    def options(newlines_in_values: bool, check_utf8: bool = True) -> dict:
         return {
             "read_options": pa_csv.ReadOptions(column_names=header, skip_rows=1, block_size=1 << 24),
             "parse_options": pa_csv.ParseOptions(newlines_in_values=newlines_in_values),
             "convert_options": pa_csv.ConvertOptions(
                 column_types={name: pa.string() for name in header}, include_columns=present or header[:1],
-                strings_can_be_null=True, quoted_strings_can_be_null=True, null_values=[""],
+                strings_can_be_null=True, quoted_strings_can_be_null=True, null_values=[""], check_utf8=check_utf8,
             ),
         }
 
@@ -181,7 +181,9 @@ def _arrow_batches(run: Run, header: list[str], present: list[str], width: int):
         data = run.output_path.read_bytes()
         # A newline inside a value needs quotes around it: a file without '"' has none, and
         # Arrow splits it into blocks at any newline, a third faster than tracking quotes.
-        batches = pa_csv.read_csv(pa.BufferReader(data), **options(newlines_in_values=b'"' in data)).to_batches()
+        # Plain ASCII is valid UTF-8: Arrow's check of every cell is then skipped.
+        batches = pa_csv.read_csv(pa.BufferReader(data), **options(newlines_in_values=b'"' in data,
+                                                                   check_utf8=not data.isascii())).to_batches()
     for batch in batches:
         yield _slot_batch({name: batch.column(name) for name in present}, batch.num_rows, run, width)
 
