@@ -98,9 +98,12 @@ def _run_dbt(data_dir: Path, exclude: Sequence[str] = ()) -> None:
     # The same vars on every call: dbt re-uses its saved parse of the project. Which tasks,
     # references and columns to grade is read by the models from agent_outputs at run time.
     # Grading reads its results from the database, never dbt's JSON artefacts: not writing
-    # manifest.json and run_results.json saves seconds a call.
+    # manifest.json and run_results.json saves seconds a call. The log file keeps dbt's info lines
+    # (each model's timing, errors) without the SQL of every statement, megabytes a call that stay
+    # readable in DIR/dbt/grading/compiled; and dbt looks up a relation when a model needs it rather
+    # than listing every schema first.
     args = ["build", "--select", GRADING_SELECTOR, "--vars", json.dumps({"m4_grading": True}), "--quiet",
-            "--no-write-json"]
+            "--no-write-json", "--log-level-file", "info", "--no-populate-cache"]
     if exclude:
         args += ["--exclude", *exclude]
     try:
