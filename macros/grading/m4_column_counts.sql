@@ -184,11 +184,11 @@ FROM (
     {%- endfor -%}
     {%- set total = weighted | sum(attribute='rows') -%}
     {%- set large = [] -%}
-    {%- set held = [] -%}
+    {%- set ns = namespace(held=0) -%}
     {%- for item in weighted | sort(attribute='rows', reverse=true) -%}
-        {%- if (held | sum) * 2 < total -%}
+        {%- if ns.held * 2 < total -%}
             {%- do large.append(item['position']) -%}
-            {%- do held.append(item['rows']) -%}
+            {%- set ns.held = ns.held + item['rows'] -%}
         {%- endif -%}
     {%- endfor -%}
     {%- set chosen = [] -%}
