@@ -11,6 +11,12 @@
     the agent cells, and timestamp matches (|difference| <= tolerance seconds),
     with day/month/year dates read day first when the first value is (pandas
     reads every value in the format of the first).
+  Each cell is first told by one code of five bits (m4_cell_code): its kind
+  (m4_cell_kind), whether the agent and the truth have a value, and whether it
+  matches numerically. The codes of a row's scored cells are packed into
+  integers (twelve cells an integer), the rows grouped by run, merge and packed
+  codes (few groups: most rows of an output share their codes), and every count
+  read off the groups: a few operations a cell rather than one test per count.
   Text comparisons are counted afterwards, only where they decide
   (int_grading__text_matches).
 -#}
@@ -23,6 +29,7 @@
 WITH
 {%- for task in plan %}
 {%- set task_index = loop.index %}
+{%- set packs = m4_code_packs(task['columns']) %}
 cells_{{ task_index }} AS (
     SELECT
         run_number,
@@ -34,11 +41,14 @@ cells_{{ task_index }} AS (
         {{ agent }},
         truth_present_{{ slot }},
         truth_number_{{ slot }},
-        -- an agent cell carrying the truth's text has that text's features (computed once per truth cell)
-        {{ agent }} = truth_render_{{ slot }} AS same_{{ slot }},
-        truth_render_kind_{{ slot }},
-        -- (the double only counts where the cell is a float, and then the truth's text has it as its number)
-        CASE WHEN {{ agent }} = truth_render_{{ slot }} THEN truth_number_{{ slot }} ELSE {{ m4_double(agent) }} END AS as_double_{{ slot }}
+        -- an agent cell carrying the truth's text has that text's code (computed once per truth cell,
+        -- m4_same_code; a negative tolerance, which no cell meets, is never taken from it)
+        {%- if column['tolerance'] >= 0 %}
+        {{ agent }} = truth_render_{{ slot }} AND truth_same_code_{{ slot }} IS NOT NULL AS same_{{ slot }}
+        {%- else %}
+        FALSE AS same_{{ slot }}
+        {%- endif %},
+        truth_same_code_{{ slot }}
         {%- if column['temporal'] %},
         truth_timestamp_{{ slot }},
         {{ m4_signature(agent) }} AS signature_{{ slot }}
@@ -47,95 +57,182 @@ cells_{{ task_index }} AS (
     FROM ({{ m4_merged_rows(task, width, key_width) }}) AS merged_rows
 ),
 
-classified_{{ task_index }} AS (
+numbered_{{ task_index }} AS (
     SELECT
         *
         {%- for column in task['columns'] %}
         {%- set slot = column['slot'] %},
-        -- m4_cell_kind: 2 int, 1 other float, 3 boolean, 0 anything else (an empty cell too)
-        CASE
-            WHEN same_{{ slot }} THEN truth_render_kind_{{ slot }}
-            ELSE {{ m4_cell_kind('agent_' ~ slot, 'as_double_' ~ slot) }}
-        END AS kind_{{ slot }}
+        CASE WHEN same_{{ slot }} THEN NULL ELSE {{ m4_double('agent_' ~ slot) }} END AS as_double_{{ slot }}
         {%- endfor %}
     FROM cells_{{ task_index }}
 ),
 
-timed_{{ task_index }} AS (
+kinded_{{ task_index }} AS (
     SELECT
         *
-        {%- for column in task['columns'] if column['temporal'] %},
-        {{ m4_timestamp_from('agent_' ~ column['slot'], 'signature_' ~ column['slot']) }} AS timestamp_{{ column['slot'] }},
-        -- a day/month/year date, for runs whose first value is read day first (m4_day_first)
-        {{ m4_day_first_timestamp('agent_' ~ column['slot'], 'signature_' ~ column['slot']) }}
-            AS timestamp_dm_{{ column['slot'] }}
+        {%- for column in task['columns'] %}
+        {%- set slot = column['slot'] %},
+        CASE WHEN same_{{ slot }} THEN NULL ELSE {{ m4_cell_kind('agent_' ~ slot, 'as_double_' ~ slot) }} END AS kind_{{ slot }}
         {%- endfor %}
-    FROM classified_{{ task_index }}
+    FROM numbered_{{ task_index }}
 ),
 
-counts_{{ task_index }} AS (
+coded_{{ task_index }} AS (
     SELECT
-        run_number
+        run_number,
+        merged
         {%- for column in task['columns'] %}
+        {%- set slot = column['slot'] %},
+        CASE
+            WHEN same_{{ slot }} THEN truth_same_code_{{ slot }}
+            ELSE {{ m4_cell_code('agent_' ~ slot, 'kind_' ~ slot, 'as_double_' ~ slot, 'truth_present_' ~ slot,
+                                 'truth_number_' ~ slot, 'CAST(' ~ column['tolerance'] ~ ' AS DOUBLE)') }}
+        END AS code_{{ slot }}
+        {%- endfor %}
+        {%- for column in task['columns'] if column['temporal'] %}
+        {%- set slot = column['slot'] %}
+        {%- set agent = 'agent_' ~ slot %},
+        {{ agent }},
+        truth_row,
+        merged AND truth_present_{{ slot }} AND {{ agent }} IS NOT NULL AS both_{{ slot }},
+        signature_{{ slot }},
+        truth_timestamp_{{ slot }},
+        {{ m4_timestamp_from(agent, 'signature_' ~ slot) }} AS timestamp_{{ slot }},
+        -- a day/month/year date, for runs whose first value is read day first (m4_day_first)
+        {{ m4_day_first_timestamp(agent, 'signature_' ~ slot) }} AS timestamp_dm_{{ slot }}
+        {%- endfor %}
+    FROM kinded_{{ task_index }}
+),
+
+grouped_{{ task_index }} AS (
+    SELECT
+        run_number,
+        merged,
+        {%- for pack in packs %}
+        {{ m4_packed_codes(pack) }} AS pack_{{ loop.index }},
+        {%- endfor %}
+        COUNT(*) AS n_rows
+        {%- for column in task['columns'] if column['temporal'] %}
         {%- set slot = column['slot'] %}
         {%- set agent = 'agent_' ~ slot %}
-        {%- set tolerance = 'CAST(' ~ column['tolerance'] ~ ' AS DOUBLE)' %}
-        {%- set both = 'merged AND truth_present_' ~ slot ~ ' AND ' ~ agent ~ ' IS NOT NULL' %},
-        COUNT({{ agent }}) AS n_present_{{ slot }},
-        count_if(kind_{{ slot }} IN (1, 2)) AS n_float_{{ slot }},
-        count_if(kind_{{ slot }} = 2) AS n_int_{{ slot }},
-        count_if(kind_{{ slot }} = 3) AS n_bool_{{ slot }},
-        count_if({{ both }}) AS both_present_{{ slot }},
-        count_if({{ both }} AND kind_{{ slot }} NOT IN (1, 2)) AS agent_not_float_{{ slot }},
-        count_if(merged AND NOT truth_present_{{ slot }} AND {{ agent }} IS NULL) AS missing_on_both_{{ slot }},
-        count_if(
-            merged AND kind_{{ slot }} IN (1, 2) AND abs(truth_number_{{ slot }} - as_double_{{ slot }}) <= {{ tolerance }}
-        ) AS numeric_matches_{{ slot }},
-        count_if(CASE
-            WHEN merged AND kind_{{ slot }} = 3
-                THEN abs(truth_number_{{ slot }} - CASE WHEN lower({{ agent }}) = 'true' THEN 1.0 ELSE 0.0 END) <= {{ tolerance }}
-        END) AS bool_numeric_matches_{{ slot }},
-        {%- if column['temporal'] %}
+        {%- set tolerance = 'CAST(' ~ column['tolerance'] ~ ' AS DOUBLE)' %},
+        MIN(truth_row) FILTER (WHERE merged AND {{ agent }} IS NOT NULL) AS first_row_{{ slot }},
         ARG_MIN({{ agent }}, truth_row) FILTER (WHERE merged AND {{ agent }} IS NOT NULL) AS first_value_{{ slot }},
-        {{ m4_shape_bounds('signature_' ~ slot, slot, both) }},
-        count_if({{ both }} AND timestamp_{{ slot }} IS NOT NULL) AS both_timestamps_{{ slot }},
+        {{ m4_shape_bounds('signature_' ~ slot, slot, 'both_' ~ slot) }},
+        count_if(both_{{ slot }} AND timestamp_{{ slot }} IS NOT NULL) AS both_timestamps_{{ slot }},
         count_if(
             merged AND abs(CAST(epoch_us(truth_timestamp_{{ slot }}) AS HUGEINT) - epoch_us(timestamp_{{ slot }}))
                 <= {{ tolerance }} * 1000000
         ) AS timestamp_matches_{{ slot }},
-        count_if({{ both }} AND timestamp_dm_{{ slot }} IS NOT NULL) AS both_timestamps_dm_{{ slot }},
+        count_if(both_{{ slot }} AND timestamp_dm_{{ slot }} IS NOT NULL) AS both_timestamps_dm_{{ slot }},
         count_if(
             merged AND abs(CAST(epoch_us(truth_timestamp_{{ slot }}) AS HUGEINT) - epoch_us(timestamp_dm_{{ slot }}))
                 <= {{ tolerance }} * 1000000
         ) AS timestamp_matches_dm_{{ slot }}
-        {%- else %}
-        CAST(NULL AS VARCHAR) AS first_value_{{ slot }},
-        CAST(NULL AS VARCHAR) AS min_signature_{{ slot }},
-        CAST(NULL AS VARCHAR) AS max_signature_{{ slot }},
-        CAST(NULL AS VARCHAR) AS min_signature_b_{{ slot }},
-        CAST(NULL AS VARCHAR) AS max_signature_b_{{ slot }},
-        0 AS both_timestamps_{{ slot }},
-        0 AS timestamp_matches_{{ slot }},
-        0 AS both_timestamps_dm_{{ slot }},
-        0 AS timestamp_matches_dm_{{ slot }}
-        {%- endif %}
         {%- endfor %}
-    FROM timed_{{ task_index }}
-    GROUP BY run_number
+    FROM coded_{{ task_index }}
+    GROUP BY ALL
 ),
+
 {%- endfor %}
 
-by_slot AS (
+-- every scored cell's code, one row per (group, slot)
+codes AS (
     {%- for task in plan %}
-    {{ m4_unpivot_slots('counts_' ~ loop.index, 'run_number', task['columns'] | map(attribute='slot') | list,
-                        ['n_present', 'n_float', 'n_int', 'n_bool', 'both_present', 'agent_not_float',
-                         'missing_on_both', 'numeric_matches', 'bool_numeric_matches', 'first_value',
-                         'min_signature', 'max_signature', 'min_signature_b', 'max_signature_b', 'both_timestamps', 'timestamp_matches',
-                         'both_timestamps_dm', 'timestamp_matches_dm']) }}
+    SELECT
+        run_number,
+        merged,
+        n_rows,
+        UNNEST([{{ task['columns'] | map(attribute='slot') | join(', ') }}]) AS slot,
+        UNNEST([
+            {%- for pack in m4_code_packs(task['columns']) %}
+            {%- set pack_index = loop.index %}
+            {%- for column in pack %}
+            (pack_{{ pack_index }} >> {{ 5 * loop.index0 }}) & 31{% if not loop.last %}, {% endif %}
+            {%- endfor %}{% if not loop.last %}, {% endif %}
+            {%- endfor %}
+        ]) AS code
+    FROM grouped_{{ loop.index }}
     {%- if not loop.last %}
     UNION ALL
     {%- endif %}
     {%- endfor %}
+),
+
+code_counts AS (
+    SELECT
+        run_number,
+        slot,
+        {{ m4_sum_rows('(code & 4) = 4') }} AS n_present,
+        {{ m4_sum_rows('(code & 3) IN (1, 2)') }} AS n_float,
+        {{ m4_sum_rows('(code & 3) = 2') }} AS n_int,
+        {{ m4_sum_rows('(code & 3) = 3') }} AS n_bool,
+        {{ m4_sum_rows('merged AND (code & 12) = 12') }} AS both_present,
+        {{ m4_sum_rows('merged AND (code & 12) = 12 AND (code & 3) NOT IN (1, 2)') }} AS agent_not_float,
+        {{ m4_sum_rows('merged AND (code & 12) = 0') }} AS missing_on_both,
+        {{ m4_sum_rows('merged AND (code & 3) IN (1, 2) AND (code & 16) = 16') }} AS numeric_matches,
+        {{ m4_sum_rows('merged AND (code & 3) = 3 AND (code & 16) = 16') }} AS bool_numeric_matches
+    FROM codes
+    GROUP BY run_number, slot
+),
+
+-- the timestamp counts of the columns that can compare as timestamps, one row per (group, slot)
+{%- set temporal = [] %}
+{%- for task in plan %}
+{%- set task_index = loop.index %}
+{%- for column in task['columns'] if column['temporal'] %}{% do temporal.append((task_index, column['slot'])) %}{% endfor %}
+{%- endfor %}
+timestamp_groups AS (
+    {%- for task_index, slot in temporal %}
+    SELECT
+        run_number,
+        {{ slot }} AS slot
+        {%- for field in ['first_row', 'first_value', 'min_signature', 'max_signature', 'min_signature_b', 'max_signature_b',
+                          'both_timestamps', 'timestamp_matches', 'both_timestamps_dm', 'timestamp_matches_dm'] %},
+        {{ field }}_{{ slot }} AS {{ field }}
+        {%- endfor %}
+    FROM grouped_{{ task_index }}
+    UNION ALL
+    {%- endfor %}
+    {{ m4_no_rows([('run_number', 'INTEGER'), ('slot', 'INTEGER'), ('first_row', 'BIGINT'), ('first_value', 'VARCHAR'),
+                   ('min_signature', 'VARCHAR'), ('max_signature', 'VARCHAR'), ('min_signature_b', 'VARCHAR'),
+                   ('max_signature_b', 'VARCHAR'), ('both_timestamps', 'BIGINT'), ('timestamp_matches', 'BIGINT'),
+                   ('both_timestamps_dm', 'BIGINT'), ('timestamp_matches_dm', 'BIGINT')]) }}
+),
+
+timestamp_counts AS (
+    SELECT
+        run_number,
+        slot,
+        ARG_MIN(first_value, first_row) AS first_value,
+        MIN(min_signature) AS min_signature,
+        MAX(max_signature) AS max_signature,
+        MIN(min_signature_b) AS min_signature_b,
+        MAX(max_signature_b) AS max_signature_b,
+        CAST(SUM(both_timestamps) AS BIGINT) AS both_timestamps,
+        CAST(SUM(timestamp_matches) AS BIGINT) AS timestamp_matches,
+        CAST(SUM(both_timestamps_dm) AS BIGINT) AS both_timestamps_dm,
+        CAST(SUM(timestamp_matches_dm) AS BIGINT) AS timestamp_matches_dm
+    FROM timestamp_groups
+    GROUP BY run_number, slot
+),
+
+by_slot AS (
+    SELECT
+        code_counts.*,
+        timestamp_counts.first_value,
+        timestamp_counts.min_signature,
+        timestamp_counts.max_signature,
+        timestamp_counts.min_signature_b,
+        timestamp_counts.max_signature_b,
+        COALESCE(timestamp_counts.both_timestamps, 0) AS both_timestamps,
+        COALESCE(timestamp_counts.timestamp_matches, 0) AS timestamp_matches,
+        COALESCE(timestamp_counts.both_timestamps_dm, 0) AS both_timestamps_dm,
+        COALESCE(timestamp_counts.timestamp_matches_dm, 0) AS timestamp_matches_dm
+    FROM code_counts
+    LEFT JOIN timestamp_counts
+        ON code_counts.run_number = timestamp_counts.run_number
+        AND code_counts.slot = timestamp_counts.slot
 )
 
 SELECT
@@ -197,3 +294,59 @@ FROM (
     {%- endfor -%}
     {{ return(chosen) }}
 {% endmacro %}
+
+{#- The code of a scored cell, five bits (m4_column_counts): its kind (bits 1-2, m4_cell_kind
+    of the agent's text `value` with its double `number`), 4 when the agent has a value, 8
+    when the truth has one, 16 when it matches numerically: a number within `tolerance` of
+    the truth's number, or a boolean whose 1 or 0 is. -#}
+{% macro m4_cell_code(value, kind, number, truth_present, truth_number, tolerance) -%}
+    {{ kind }}
+                + CASE WHEN {{ value }} IS NOT NULL THEN 4 ELSE 0 END
+                + CASE WHEN {{ truth_present }} THEN 8 ELSE 0 END
+                + CASE
+                    WHEN {{ kind }} IN (1, 2) AND abs({{ truth_number }} - {{ number }}) <= {{ tolerance }} THEN 16
+                    WHEN {{ kind }} = 3
+                        AND abs({{ truth_number }} - CASE WHEN lower({{ value }}) = 'true' THEN 1.0 ELSE 0.0 END) <= {{ tolerance }}
+                        THEN 16
+                    ELSE 0
+                END
+{%- endmacro %}
+
+{#- The code m4_cell_code gives an agent cell carrying exactly the truth's text `render`
+    (an agent cell equal to it: present on both sides, of the text's kind `kind`, its number
+    the truth's `number`), under any tolerance of at least 0; NULL for a missing text, and
+    for a boolean text whose number is neither NULL nor its 1 or 0 (the match would then
+    depend on the tolerance). -#}
+{% macro m4_same_code(render, kind, number) -%}
+    CASE
+        WHEN {{ render }} IS NULL THEN NULL
+        WHEN {{ kind }} IN (1, 2) THEN {{ kind }} + 12 + CASE WHEN isfinite({{ number }}) THEN 16 ELSE 0 END
+        WHEN {{ kind }} = 3 THEN CASE
+            WHEN {{ number }} IS NULL THEN 15
+            WHEN {{ number }} = CASE WHEN lower({{ render }}) = 'true' THEN 1.0 ELSE 0.0 END THEN 31
+        END
+        ELSE {{ kind }} + 12
+    END
+{%- endmacro %}
+
+{#- The scored columns of a plan entry in packs of twelve: the codes of a pack fit one BIGINT. -#}
+{% macro m4_code_packs(columns) -%}
+    {%- set packs = [] -%}
+    {%- for column in columns -%}
+        {%- if loop.index0 % 12 == 0 %}{% do packs.append([]) %}{% endif -%}
+        {%- do packs[-1].append(column) -%}
+    {%- endfor -%}
+    {{ return(packs) }}
+{%- endmacro %}
+
+{#- The codes (code_<slot>) of a pack's columns in one BIGINT, five bits each, the first lowest. -#}
+{% macro m4_packed_codes(pack) -%}
+    {%- for column in pack -%}
+    (CAST(code_{{ column['slot'] }} AS BIGINT) << {{ 5 * loop.index0 }}){% if not loop.last %} | {% endif %}
+    {%- endfor -%}
+{%- endmacro %}
+
+{#- The rows of the groups (n_rows) meeting `condition`, 0 when none does. -#}
+{% macro m4_sum_rows(condition) -%}
+    COALESCE(CAST(SUM(n_rows) FILTER (WHERE {{ condition }}) AS BIGINT), 0)
+{%- endmacro %}

@@ -70,7 +70,7 @@
         truth.render_{{ slot }} IS NOT NULL AS truth_present_{{ slot }},
         truth.number_{{ slot }} AS truth_number_{{ slot }},
         truth.render_{{ slot }} AS truth_render_{{ slot }},
-        truth.render_kind_{{ slot }} AS truth_render_kind_{{ slot }},
+        truth.same_code_{{ slot }} AS truth_same_code_{{ slot }},
         truth.timestamp_{{ slot }} AS truth_timestamp_{{ slot }}
         {%- endfor %}
     FROM ({{ m4_agent_rows(task, width, key_width, runs) }}) AS agent

@@ -4,10 +4,10 @@
   comparison reads of the truth cell: its number (pd.to_numeric under the
   column's dtype), its text (astype("string") under that dtype; NULL exactly when
   the cell is missing) and, for columns that may compare as timestamps, its
-  timestamp. The kind of that text (render_kind_<slot>, m4_cell_kind: 0 not a number or
-  boolean, 1 float, 2 int, 3 boolean) lets the counting pass skip the casts and
-  tests for the agent cells that carry exactly this text, most cells of a good
-  output (where the kind is a number, the text's double is number_<slot>).
+  timestamp. The code an agent cell carrying exactly that text gets (same_code_<slot>,
+  m4_same_code: its kind, presence and numeric match as m4_cell_code tells them)
+  lets the counting pass skip the casts and tests for those cells, most cells of a
+  good output.
 -#}
 {{ config(enabled=var('m4_grading', false)) }}
 {%- set width = m4_grading_width() %}
@@ -55,6 +55,6 @@ SELECT
     *
     {%- for slot in range(1, width + 1) %}
     {%- set render = 'render_' ~ slot %},
-    CASE WHEN {{ render }} IS NOT NULL THEN {{ m4_cell_kind(render, m4_double(render)) }} END AS render_kind_{{ slot }}
+    {{ m4_same_code(render, m4_cell_kind(render, m4_double(render)), 'number_' ~ slot) }} AS same_code_{{ slot }}
     {%- endfor %}
 FROM rendered
