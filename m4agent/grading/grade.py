@@ -3,7 +3,7 @@
 Python only orchestrates. The CSVs go into schema ``agent_outputs`` of the
 data directory's MIMIC-IV database (the dbt main database, which also holds
 the references in schema ``reference``); ``dbt build`` of ``models/grading``
-(with var ``m4_grading``) scores every run at once and runs the strict checks
+(with var ``m4_grading``, on the grading slice of the project: ``project``) scores every run at once and runs the strict checks
 as generic tests whose failures are stored in schema ``grading_failures``;
 the results are read back (with ``expectations``, each batch's strict checks
 are validated again by the Great Expectations suites) and, for a results tree,
@@ -28,7 +28,8 @@ import duckdb
 from m4agent.errors import M4AgentError
 from m4agent.grading import truth_cache
 from m4agent.grading.loader import Run, load_runs
-from m4agent.paths import PROJECT_ROOT, database_path
+from m4agent.grading.project import grading_project
+from m4agent.paths import database_path
 from m4agent.registry import TASKS_DIR, Task, all_tasks
 
 GRADING_SELECTOR = "path:models/grading"
@@ -82,10 +83,11 @@ def _built_references(con: duckdb.DuckDBPyConnection) -> set[str]:
     return {name for (name,) in rows}
 
 
-def _project_dir() -> Path:
-    # A trimmed copy of the project (tests, development) runs in the same environment.
+def _project_dir(data_dir: Path) -> Path:
+    """The dbt project grading runs: the grading slice of this one (``project``), or another project
+    named by M4AGENT_GRADING_PROJECT_DIR (a trimmed copy in development runs in the same environment)."""
     project = os.environ.get(ENV_PROJECT_DIR)
-    return Path(project) if project else PROJECT_ROOT
+    return Path(project) if project else grading_project(data_dir)
 
 
 class GradingRunFailed(M4AgentError):
@@ -107,7 +109,7 @@ def _run_dbt(data_dir: Path, exclude: Sequence[str] = ()) -> None:
     if exclude:
         args += ["--exclude", *exclude]
     try:
-        dbt_runner.invoke(data_dir, args, project_dir=_project_dir(), target="grading")
+        dbt_runner.invoke(data_dir, args, project_dir=_project_dir(data_dir), target="grading")
     except M4AgentError as exc:
         raise GradingRunFailed(str(exc)) from exc
 
@@ -248,7 +250,7 @@ def _grade_batch(runs: Sequence[Run], data_dir: Path, phases: dict[str, float],
         started = time.perf_counter()
         load_runs(con, runs, rows_directory(data_dir))
         phases["load"] = time.perf_counter() - started
-        truth = truth_cache.fingerprint(con, [run.task for run in runs], _project_dir())
+        truth = truth_cache.fingerprint(con, [run.task for run in runs], _project_dir(data_dir))
         reuse_truth = truth_cache.reusable(con, truth)
         if not reuse_truth:
             truth_cache.forget(con)
