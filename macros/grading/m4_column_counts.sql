@@ -13,10 +13,11 @@
     reads every value in the format of the first).
   Each cell is first told by one code of five bits (m4_cell_code): its kind
   (m4_cell_kind), whether the agent and the truth have a value, and whether it
-  matches numerically. The codes of a row's scored cells are packed into
-  integers (twelve cells an integer), the rows grouped by run, merge and packed
-  codes (few groups: most rows of an output share their codes), and every count
-  read off the groups: a few operations a cell rather than one test per count.
+  matches numerically. An empty agent cell, or one carrying the truth's text,
+  takes a code known without tests; only the others are cast and tested. The
+  rows are grouped by run, merge and their cells' codes (few groups: most rows
+  of an output share their codes), and every count is read off the groups: a
+  few operations a cell rather than one test per count.
   Text comparisons are counted afterwards, only where they decide
   (int_grading__text_matches).
 -#}
@@ -29,7 +30,6 @@
 WITH
 {%- for task in plan %}
 {%- set task_index = loop.index %}
-{%- set packs = m4_code_packs(task['columns']) %}
 cells_{{ task_index }} AS (
     SELECT
         run_number,
@@ -41,14 +41,15 @@ cells_{{ task_index }} AS (
         {{ agent }},
         truth_present_{{ slot }},
         truth_number_{{ slot }},
-        -- an agent cell carrying the truth's text has that text's code (computed once per truth cell,
-        -- m4_same_code; a negative tolerance, which no cell meets, is never taken from it)
-        {%- if column['tolerance'] >= 0 %}
-        {{ agent }} = truth_render_{{ slot }} AND truth_same_code_{{ slot }} IS NOT NULL AS same_{{ slot }}
-        {%- else %}
-        FALSE AS same_{{ slot }}
-        {%- endif %},
-        truth_same_code_{{ slot }}
+        -- the code of an empty agent cell, or of one carrying the truth's text (computed once per
+        -- truth cell, m4_same_code; a negative tolerance, which no cell meets, is never taken from
+        -- it); NULL for the other cells, whose code is computed from their text
+        CASE
+            WHEN {{ agent }} IS NULL THEN CASE WHEN truth_present_{{ slot }} THEN 8 ELSE 0 END
+            {%- if column['tolerance'] >= 0 %}
+            WHEN {{ agent }} = truth_render_{{ slot }} THEN truth_same_code_{{ slot }}
+            {%- endif %}
+        END AS known_code_{{ slot }}
         {%- if column['temporal'] %},
         truth_timestamp_{{ slot }},
         {{ m4_signature(agent) }} AS signature_{{ slot }}
@@ -62,7 +63,7 @@ numbered_{{ task_index }} AS (
         *
         {%- for column in task['columns'] %}
         {%- set slot = column['slot'] %},
-        CASE WHEN same_{{ slot }} THEN NULL ELSE {{ m4_double('agent_' ~ slot) }} END AS as_double_{{ slot }}
+        CASE WHEN known_code_{{ slot }} IS NULL THEN {{ m4_double('agent_' ~ slot) }} END AS as_double_{{ slot }}
         {%- endfor %}
     FROM cells_{{ task_index }}
 ),
@@ -72,7 +73,7 @@ kinded_{{ task_index }} AS (
         *
         {%- for column in task['columns'] %}
         {%- set slot = column['slot'] %},
-        CASE WHEN same_{{ slot }} THEN NULL ELSE {{ m4_cell_kind('agent_' ~ slot, 'as_double_' ~ slot) }} END AS kind_{{ slot }}
+        CASE WHEN known_code_{{ slot }} IS NULL THEN {{ m4_cell_kind('agent_' ~ slot, 'as_double_' ~ slot) }} END AS kind_{{ slot }}
         {%- endfor %}
     FROM numbered_{{ task_index }}
 ),
@@ -83,11 +84,11 @@ coded_{{ task_index }} AS (
         merged
         {%- for column in task['columns'] %}
         {%- set slot = column['slot'] %},
-        CASE
-            WHEN same_{{ slot }} THEN truth_same_code_{{ slot }}
-            ELSE {{ m4_cell_code('agent_' ~ slot, 'kind_' ~ slot, 'as_double_' ~ slot, 'truth_present_' ~ slot,
-                                 'truth_number_' ~ slot, 'CAST(' ~ column['tolerance'] ~ ' AS DOUBLE)') }}
-        END AS code_{{ slot }}
+        COALESCE(
+            known_code_{{ slot }},
+            {{ m4_cell_code('agent_' ~ slot, 'kind_' ~ slot, 'as_double_' ~ slot, 'truth_present_' ~ slot,
+                            'truth_number_' ~ slot, 'CAST(' ~ column['tolerance'] ~ ' AS DOUBLE)') }}
+        ) AS code_{{ slot }}
         {%- endfor %}
         {%- for column in task['columns'] if column['temporal'] %}
         {%- set slot = column['slot'] %}
@@ -108,8 +109,8 @@ grouped_{{ task_index }} AS (
     SELECT
         run_number,
         merged,
-        {%- for pack in packs %}
-        {{ m4_packed_codes(pack) }} AS pack_{{ loop.index }},
+        {%- for column in task['columns'] %}
+        code_{{ column['slot'] }},
         {%- endfor %}
         COUNT(*) AS n_rows
         {%- for column in task['columns'] if column['temporal'] %}
@@ -144,14 +145,7 @@ codes AS (
         merged,
         n_rows,
         UNNEST([{{ task['columns'] | map(attribute='slot') | join(', ') }}]) AS slot,
-        UNNEST([
-            {%- for pack in m4_code_packs(task['columns']) %}
-            {%- set pack_index = loop.index %}
-            {%- for column in pack %}
-            (pack_{{ pack_index }} >> {{ 5 * loop.index0 }}) & 31{% if not loop.last %}, {% endif %}
-            {%- endfor %}{% if not loop.last %}, {% endif %}
-            {%- endfor %}
-        ]) AS code
+        UNNEST([{% for column in task['columns'] %}code_{{ column['slot'] }}{% if not loop.last %}, {% endif %}{% endfor %}]) AS code
     FROM grouped_{{ loop.index }}
     {%- if not loop.last %}
     UNION ALL
@@ -327,23 +321,6 @@ FROM (
         END
         ELSE {{ kind }} + 12
     END
-{%- endmacro %}
-
-{#- The scored columns of a plan entry in packs of twelve: the codes of a pack fit one BIGINT. -#}
-{% macro m4_code_packs(columns) -%}
-    {%- set packs = [] -%}
-    {%- for column in columns -%}
-        {%- if loop.index0 % 12 == 0 %}{% do packs.append([]) %}{% endif -%}
-        {%- do packs[-1].append(column) -%}
-    {%- endfor -%}
-    {{ return(packs) }}
-{%- endmacro %}
-
-{#- The codes (code_<slot>) of a pack's columns in one BIGINT, five bits each, the first lowest. -#}
-{% macro m4_packed_codes(pack) -%}
-    {%- for column in pack -%}
-    (CAST(code_{{ column['slot'] }} AS BIGINT) << {{ 5 * loop.index0 }}){% if not loop.last %} | {% endif %}
-    {%- endfor -%}
 {%- endmacro %}
 
 {#- The rows of the groups (n_rows) meeting `condition`, 0 when none does. -#}
