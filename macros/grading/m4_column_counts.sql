@@ -92,9 +92,11 @@ coded_{{ task_index }} AS (
         {%- endfor %}
         {%- for column in task['columns'] if column['temporal'] %}
         {%- set slot = column['slot'] %}
-        {%- set agent = 'agent_' ~ slot %},
+        {%- set agent = 'agent_' ~ slot %}
+        {%- if loop.first %},
+        truth_row
+        {%- endif %},
         {{ agent }},
-        truth_row,
         merged AND truth_present_{{ slot }} AND {{ agent }} IS NOT NULL AS both_{{ slot }},
         signature_{{ slot }},
         truth_timestamp_{{ slot }},
