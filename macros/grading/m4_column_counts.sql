@@ -40,7 +40,11 @@ cells_{{ task_index }} AS (
         {%- set agent = 'agent_' ~ slot %},
         {{ agent }},
         truth_present_{{ slot }},
+        {%- if column['float_truth'] %}
+        truth_render_{{ slot }},
+        {%- else %}
         truth_number_{{ slot }},
+        {%- endif %}
         -- the code of an empty agent cell, or of one carrying the truth's text (computed once per
         -- truth cell, m4_same_code; a negative tolerance, which no cell meets, is never taken from
         -- it); NULL for the other cells, whose code is computed from their text
@@ -64,6 +68,11 @@ numbered_{{ task_index }} AS (
         {%- for column in task['columns'] %}
         {%- set slot = column['slot'] %},
         CASE WHEN known_code_{{ slot }} IS NULL THEN {{ m4_double('agent_' ~ slot) }} END AS as_double_{{ slot }}
+        {%- if column['float_truth'] %},
+        -- a float truth cell's text reads back as its number: read only where the code is computed,
+        -- rather than fetching every truth number with the truth row
+        CASE WHEN known_code_{{ slot }} IS NULL THEN TRY_CAST(truth_render_{{ slot }} AS DOUBLE) END AS truth_number_{{ slot }}
+        {%- endif %}
         {%- endfor %}
     FROM cells_{{ task_index }}
 ),

@@ -272,14 +272,15 @@ FROM profiled
     against the same truth, so their runs go through one query (17
     queries for M4Bench's 28 tasks: less SQL for DuckDB to plan). A list of
     {task, tasks, truth_task, truth_rows, keys: {slot: {kind, has_time_zone}},
-    columns: [{slot, column_name, tolerance, temporal}]}:
+    columns: [{slot, column_name, tolerance, temporal, float_truth}]}:
     `tasks` the group's tasks, `task` the first of them, `truth_task` the task
     whose rendering of the reference (int_grading__truth_values, see
     int_grading__truth_tasks) every run of the group is merged with;
     the reference's row count (truth rows are numbered 1 .. truth_rows), its key
     columns, and the scored columns (their tolerances become constants; temporal
     means the truth column can compare as timestamps: it looks temporal and
-    every value parses). Tasks whose reference could not be profiled are left
+    every value parses; float_truth that its dtype is float, whose text reads
+    back as its number). Tasks whose reference could not be profiled are left
     out: none of their runs is comparable. Empty while dbt parses. -#}
 {% macro m4_grading_plan() %}
     {%- if not execute -%}
@@ -294,7 +295,8 @@ FROM profiled
     ) -%}
     {%- set scored = run_query(
         "SELECT c.task, c.slot, c.column_name, COALESCE(c.tolerance, 0) AS tolerance, "
-        ~ "COALESCE(p.looks_temporal AND p.all_timestamps, FALSE) AS temporal "
+        ~ "COALESCE(p.looks_temporal AND p.all_timestamps, FALSE) AS temporal, "
+        ~ "COALESCE(p.dtype = 'float', FALSE) AS float_truth "
         ~ "FROM " ~ source('agent_outputs', 'task_columns') ~ " AS c "
         ~ "LEFT JOIN " ~ ref('int_grading__truth_profiles') ~ " AS p ON c.task = p.task AND c.slot = p.slot "
         ~ "WHERE c.role = 'scored' ORDER BY c.task, c.slot"
@@ -313,7 +315,8 @@ FROM profiled
     {%- for row in scored.rows if row['task'] in by_task -%}
         {%- do by_task[row['task']]['columns'].append({
             'slot': row['slot'] | int, 'column_name': row['column_name'],
-            'tolerance': row['tolerance'] | float, 'temporal': row['temporal']}) -%}
+            'tolerance': row['tolerance'] | float, 'temporal': row['temporal'],
+            'float_truth': row['float_truth'] == true}) -%}
     {%- endfor -%}
     {%- set plan = [] -%}
     {%- set by_shape = {} -%}
