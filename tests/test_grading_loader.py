@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import threading
 from pathlib import Path
 
 import duckdb
@@ -100,3 +101,26 @@ def test_files_over_one_read_block_keep_every_row(tmp_path, quoted_newline):
     loaded = con.execute("SELECT row_number, column_1, column_2, column_3 FROM agent_outputs.output_rows "
                          "WHERE list_contains(?, row_number) ORDER BY row_number", [picked]).fetchall()
     assert loaded == [(row, *expected.iloc[row - 1][["stay_id", "label", "score"]]) for row in picked]
+
+
+def test_a_new_batch_replaces_the_previous_ones_files(tmp_path):
+    """The previous batch's files are moved aside and removed in the background; a folder left
+    aside by an interrupted call is removed by the next one."""
+    first, second = tmp_path / "first.csv", tmp_path / "second.csv"
+    first.write_text("stay_id,label,score\n1,a,1\n2,b,2\n")
+    second.write_text("stay_id,label,score\n3,c,3\n")
+    rows = tmp_path / "rows"
+    left_aside = tmp_path / "rows.previous"
+    left_aside.mkdir()
+    (left_aside / "stale.parquet").write_bytes(b"left by an interrupted call")
+    con = duckdb.connect()
+    load_runs(con, [Run("r1", TASK, first)], rows)
+    assert not left_aside.exists()  # removed before the first batch's files took their place
+    load_runs(con, [Run("r2", TASK, second)], rows)
+    assert con.execute("SELECT run_number, column_1 FROM agent_outputs.output_rows").fetchall() == [(1, "3")]
+    for thread in threading.enumerate():
+        if thread.name == "m4agent-remove-previous-batch":
+            thread.join()
+    assert not left_aside.exists()
+    assert sorted(path.relative_to(rows).as_posix() for path in rows.rglob("*.parquet")) == \
+        ["task=t/run_number=1/rows.parquet"]

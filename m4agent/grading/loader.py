@@ -42,6 +42,7 @@ from __future__ import annotations
 import csv
 import os
 import shutil
+import threading
 from collections.abc import Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -303,6 +304,21 @@ def write_tasks(con: duckdb.DuckDBPyConnection, tasks: Iterable[Task]) -> None:
         _insert_rows(con, "task_columns", columns)
 
 
+def _replace_folder(folder: Path, replacement: Path) -> None:
+    """Put ``replacement`` in the place of ``folder``. The previous batch's files (about half a GB
+    for a large campaign) are moved aside and deleted by a background thread while grading goes on;
+    a folder left aside by an interrupted call is deleted first."""
+    previous = folder.with_name(folder.name + ".previous")
+    if previous.exists():
+        shutil.rmtree(previous, ignore_errors=True)
+    if folder.exists():
+        folder.rename(previous)
+    replacement.rename(folder)
+    if previous.exists():
+        threading.Thread(target=shutil.rmtree, args=(previous,), kwargs={"ignore_errors": True},
+                         name="m4agent-remove-previous-batch", daemon=True).start()
+
+
 def load_runs(con: duckdb.DuckDBPyConnection, runs: Sequence[Run], rows_dir: Path) -> None:
     """Replace the agent_outputs tables with this batch of runs (and their tasks).
 
@@ -333,8 +349,7 @@ def load_runs(con: duckdb.DuckDBPyConnection, runs: Sequence[Run], rows_dir: Pat
         placeholder.mkdir(parents=True)
         with pq.ParquetWriter(placeholder / "rows.parquet", _rows_schema(width)):
             pass
-    shutil.rmtree(rows_dir, ignore_errors=True)
-    partial.rename(rows_dir)
+    _replace_folder(rows_dir, partial)
     _insert_rows(con, "output_files", files)
     pattern = _literal(str(rows_dir.resolve() / "*" / "*" / "*.parquet"))
     columns = ", ".join(f"column_{slot}" for slot in range(1, width + 1))
