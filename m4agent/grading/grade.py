@@ -3,8 +3,9 @@
 Python only orchestrates. The CSVs go into schema ``agent_outputs`` of the
 data directory's MIMIC-IV database (the dbt main database, which also holds
 the references in schema ``reference``); ``dbt build`` of ``models/grading``
-(with var ``m4_grading``, on the grading slice of the project: ``project``) scores every run at once and runs the strict checks
-as generic tests whose failures are stored in schema ``grading_failures``;
+(with var ``m4_grading``, on the grading slice of the project: ``project``)
+scores every run at once and runs the strict checks as generic tests whose
+failures are stored in schema ``grading_failures``;
 the results are read back (with ``expectations``, each batch's strict checks
 are validated again by the Great Expectations suites) and, for a results tree,
 written as each run's ``result.json``. Each call replaces the previous batch in ``agent_outputs``;
