@@ -182,22 +182,16 @@ code_counts AS (
 ),
 
 -- the timestamp counts of the columns that can compare as timestamps, one row per (group, slot)
-{%- set temporal = [] %}
-{%- for task in plan %}
-{%- set task_index = loop.index %}
-{%- for column in task['columns'] if column['temporal'] %}{% do temporal.append((task_index, column['slot'])) %}{% endfor %}
-{%- endfor %}
 timestamp_groups AS (
-    {%- for task_index, slot in temporal %}
-    SELECT
-        run_number,
-        {{ slot }} AS slot
-        {%- for field in ['first_row', 'first_value', 'min_signature', 'max_signature', 'min_signature_b', 'max_signature_b',
-                          'both_timestamps', 'timestamp_matches', 'both_timestamps_dm', 'timestamp_matches_dm'] %},
-        {{ field }}_{{ slot }} AS {{ field }}
-        {%- endfor %}
-    FROM grouped_{{ task_index }}
+    {%- for task in plan %}
+    {%- set slots = task['columns'] | selectattr('temporal') | map(attribute='slot') | list %}
+    {%- if slots %}
+    {{ m4_unpivot_slots('grouped_' ~ loop.index, 'run_number', slots,
+                        ['first_row', 'first_value', 'min_signature', 'max_signature', 'min_signature_b',
+                         'max_signature_b', 'both_timestamps', 'timestamp_matches', 'both_timestamps_dm',
+                         'timestamp_matches_dm']) }}
     UNION ALL
+    {%- endif %}
     {%- endfor %}
     {{ m4_no_rows([('run_number', 'INTEGER'), ('slot', 'INTEGER'), ('first_row', 'BIGINT'), ('first_value', 'VARCHAR'),
                    ('min_signature', 'VARCHAR'), ('max_signature', 'VARCHAR'), ('min_signature_b', 'VARCHAR'),
