@@ -95,7 +95,7 @@ class GradingRunFailed(M4AgentError):
     """dbt could not grade a batch (a model failed); grade_runs then isolates the run(s) at fault."""
 
 
-def _run_dbt(data_dir: Path, exclude: Sequence[str] = ()) -> None:
+def _run_dbt(data_dir: Path, project: Path, exclude: Sequence[str] = ()) -> None:
     from m4agent import dbt_runner
 
     # The same vars on every call: dbt re-uses its saved parse of the project. Which tasks,
@@ -110,7 +110,7 @@ def _run_dbt(data_dir: Path, exclude: Sequence[str] = ()) -> None:
     if exclude:
         args += ["--exclude", *exclude]
     try:
-        dbt_runner.invoke(data_dir, args, project_dir=_project_dir(data_dir), target="grading")
+        dbt_runner.invoke(data_dir, args, project_dir=project, target="grading")
     except M4AgentError as exc:
         raise GradingRunFailed(str(exc)) from exc
 
@@ -251,14 +251,15 @@ def _grade_batch(runs: Sequence[Run], data_dir: Path, phases: dict[str, float],
         started = time.perf_counter()
         load_runs(con, runs, rows_directory(data_dir))
         phases["load"] = time.perf_counter() - started
-        truth = truth_cache.fingerprint(con, [run.task for run in runs], _project_dir(data_dir))
+        project = _project_dir(data_dir)
+        truth = truth_cache.fingerprint(con, [run.task for run in runs], project)
         reuse_truth = truth_cache.reusable(con, truth)
         if not reuse_truth:
             truth_cache.forget(con)
     finally:
         con.close()
     started = time.perf_counter()
-    _run_dbt(data_dir, exclude=truth_cache.TRUTH_MODELS if reuse_truth else ())
+    _run_dbt(data_dir, project, exclude=truth_cache.TRUTH_MODELS if reuse_truth else ())
     phases["dbt"] = time.perf_counter() - started
     started = time.perf_counter()
     con = _connect(data_dir)
