@@ -1,0 +1,387 @@
+"""Campaigns: plan a matrix into run folders, run them crash-safely, grade them as they finish.
+
+A campaign folder holds:
+
+- ``campaign.json``: its id, the matrix as given (with the tasks folder), settings;
+- ``plan.json``: every planned run (spec and key), written by ``plan``;
+- ``lock.json``: what the campaign ran with (image digest, CLI versions, project
+  commit, task, skill and database digests, the isolation policy's digest), written
+  at every ``run`` and kept per start in ``locks/``;
+- ``canary.json``: the filesystem canary of the latest start;
+- ``runs/<task>/<key>/``: the run records (``records``).
+
+``run`` takes the campaign's lock file (one harness per campaign; a second waits
+or fails), closes attempts a dead harness left open, removes containers carrying
+the campaign's label, runs the canary, then works through the runs that
+``records.state`` says are pending, ``workers`` containers at once (and at most
+``provider_caps[p]`` per model provider). Retryable ends (quota, infra) are tried
+again after a bounded backoff. A grader thread grades finished runs in batches
+with the one-pass grader and writes each ``result.json``. Because every step is a
+file written atomically and the next step is read from the files, a campaign
+killed at any moment and started again ends with exactly the results of an
+uninterrupted one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import queue
+import shutil
+import subprocess
+import threading
+import time
+import uuid
+from collections import Counter
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from m4agent.errors import M4AgentError
+from m4agent.harness import canary, records
+from m4agent.harness import container as docker_layer
+from m4agent.harness.egress import policy_for
+from m4agent.harness.image import cli_versions, ensure_image, image_tag
+from m4agent.harness.matrix import Matrix, build, load_source
+from m4agent.harness.records import AttemptRecord, Outcome, RunSpec, RunState
+from m4agent.harness.run import RunContext, run_attempt
+from m4agent.paths import PROJECT_ROOT
+from m4agent.registry import TASKS_DIR, Task, all_tasks
+
+CAMPAIGN_FILE = "campaign.json"
+PLAN_FILE = "plan.json"
+LOCK_FILE = "lock.json"
+MUTEX_FILE = ".harness.lock"
+GRADE_BATCH_SECONDS = 5.0
+BACKOFF_MAX_SECONDS = 60.0
+
+
+def _tasks(tasks_dir: Path | None) -> dict[str, Task]:
+    return all_tasks((tasks_dir or TASKS_DIR).resolve())
+
+
+def plan(matrix: str | Path, campaign_dir: Path, agents: list[str] | None = None,
+         tasks_dir: Path | None = None) -> Matrix:
+    """Write (or extend) a campaign folder's plan from a matrix file or profile; the runs' folders and run.json."""
+    doc, base = load_source(matrix, agents)
+    tasks_root = (tasks_dir or TASKS_DIR).resolve()
+    built = build(doc, base, _tasks(tasks_root))
+    campaign_dir.mkdir(parents=True, exist_ok=True)
+    meta_path = campaign_dir / CAMPAIGN_FILE
+    if meta_path.exists():
+        meta = records.read_json(meta_path)
+        if meta.get("tasks_dir") != str(tasks_root):
+            raise M4AgentError(f"{campaign_dir} was planned with tasks from {meta.get('tasks_dir')}, "
+                               f"not {tasks_root}; use another campaign folder")
+    else:
+        meta = {"id": uuid.uuid4().hex, "created_at": records.now(), "tasks_dir": str(tasks_root)}
+    meta.update(matrix=doc, matrix_base=str(base))
+    records.write_json_atomic(meta_path, meta)
+    planned = {spec.key: asdict(spec) for spec in built.runs}
+    plan_path = campaign_dir / PLAN_FILE
+    if plan_path.exists():
+        planned = {**records.read_json(plan_path)["runs"], **planned}
+    records.write_json_atomic(plan_path, {"runs": planned, "skipped": built.skipped})
+    for spec in built.runs:
+        records.write_run(records.run_folder(campaign_dir, spec), spec)
+    return built
+
+
+def _meta(campaign_dir: Path) -> dict[str, Any]:
+    path = campaign_dir / CAMPAIGN_FILE
+    if not path.exists():
+        raise M4AgentError(f"{campaign_dir} is not a campaign folder (no {CAMPAIGN_FILE}); "
+                           "start one with `m4agent campaign plan MATRIX --dir DIR`")
+    return records.read_json(path)
+
+
+def planned_runs(campaign_dir: Path) -> list[RunSpec]:
+    _meta(campaign_dir)
+    runs = records.read_json(campaign_dir / PLAN_FILE)["runs"]
+    return [RunSpec(**spec) for spec in runs.values()]
+
+
+def _matrix(campaign_dir: Path) -> tuple[Matrix, dict[str, Task], dict[str, Any]]:
+    meta = _meta(campaign_dir)
+    tasks = _tasks(Path(meta["tasks_dir"]))
+    return build(meta["matrix"], Path(meta["matrix_base"]), tasks), tasks, meta
+
+
+@contextlib.contextmanager
+def _exclusive(campaign_dir: Path, wait: bool) -> Iterator[None]:
+    """One harness per campaign folder; the lock dies with its process, so a SIGKILL never leaves it held."""
+    handle = (campaign_dir / MUTEX_FILE).open("a+")
+    try:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+        except BlockingIOError:
+            raise M4AgentError(f"another m4agent is running campaign {campaign_dir}; wait for it "
+                               "(or drop --no-wait)") from None
+        handle.seek(0)
+        handle.truncate()
+        handle.write(f"{os.getpid()}\n")
+        handle.flush()
+        yield
+    finally:
+        handle.close()
+
+
+def status(campaign_dir: Path) -> dict[str, Any]:
+    """Counts per run state and per final outcome, and attempts, read from the records alone."""
+    matrix, _, _ = _matrix(campaign_dir)
+    states: Counter[str] = Counter()
+    outcomes: Counter[str] = Counter()
+    attempts = 0
+    rewards: list[float] = []
+    for spec in planned_runs(campaign_dir):
+        folder = records.run_folder(campaign_dir, spec)
+        states[records.state(folder, matrix.max_retries).value] += 1
+        ended = records.attempts(folder)
+        attempts += len(ended)
+        final = records.final_attempt(ended)
+        if final is not None:
+            outcomes[final.outcome.value] += 1
+        result = folder / records.RESULT_FILE
+        if result.exists():
+            rewards.append(float(records.read_json(result).get("reward", 0.0)))
+    return {"runs": sum(states.values()), "states": dict(states), "outcomes": dict(outcomes),
+            "attempts": attempts, "mean_reward": sum(rewards) / len(rewards) if rewards else None}
+
+
+def _git_commit() -> str:
+    try:
+        return subprocess.run(["git", "-C", str(PROJECT_ROOT), "rev-parse", "HEAD"], capture_output=True,
+                              text=True, check=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+
+
+def _write_lock(campaign_dir: Path, ctx: RunContext, matrix: Matrix, tasks: dict[str, Task],
+                versions: dict[str, str]) -> None:
+    from m4agent import workspaces
+
+    image = ctx.engine.images.get(ctx.image)
+    used = sorted({spec.task for spec in matrix.runs})
+    lock = {
+        "written_at": records.now(),
+        "image": {"tag": ctx.image, "id": image.id},
+        "cli_versions": versions,
+        "project_commit": _git_commit(),
+        "tasks": {name: tasks[name].digest for name in used},
+        "run_digests": {spec.key: spec.task_digest for spec in matrix.runs},
+        "databases": {schema: workspaces.digest(ctx.data_dir, schema)
+                      for schema in sorted({spec.schema for spec in matrix.runs})},
+        "isolation_policy": {"egress": ctx.policy.digest(), "limits": ctx.limits.as_json(),
+                             "network": "none", "read_only_root": True, "user": "non-root"},
+        "agents": {name: {"version": e.agent.version_for(e.options), "models": list(e.models)}
+                   for name, e in matrix.agents.items()},
+    }
+    records.write_json_atomic(campaign_dir / LOCK_FILE, lock)
+    (campaign_dir / "locks").mkdir(exist_ok=True)
+    stamp = lock["written_at"].replace(":", "").replace("-", "")
+    records.write_json_atomic(campaign_dir / "locks" / f"{stamp}.json", lock)
+
+
+def _truth_exports(campaign_dir: Path, data_dir: Path, tasks: dict[str, Task], names: set[str]) -> dict[str, Path]:
+    """The reference export of every task in the campaign (host only: the oracle's answer, the lint's truth)."""
+    from m4agent.reference_export import export
+
+    folder = campaign_dir / ".truth"
+    folder.mkdir(exist_ok=True, mode=0o700)
+    found = {}
+    for name in sorted(names):
+        path = folder / f"{name}.csv"
+        if not path.exists():
+            export(name, data_dir, path)
+        found[name] = path
+    return found
+
+
+def _result(spec: RunSpec, final: AttemptRecord, tried: int, grading: dict[str, Any] | None,
+            publishable: bool) -> dict[str, Any]:
+    result: dict[str, Any] = {
+        "key": spec.key, **asdict(spec), "outcome": final.outcome.value, "reason": final.reason,
+        "attempt": final.number, "attempts": tried, "publishable": publishable,
+        "phases": final.phases, "exit_code": final.exit_code,
+        "reward": 0.0, "strict_pass": False,
+    }
+    if grading is not None:
+        result.update(reward=grading["reward"], strict_pass=grading["strict_pass"], grading=grading)
+    return result
+
+
+class Grader:
+    """Grades finished runs in batches (one dbt pass each) on its own thread; writes result.json."""
+
+    def __init__(self, campaign_dir: Path, data_dir: Path, tasks: dict[str, Task], matrix: Matrix):
+        self.campaign_dir, self.data_dir, self.tasks, self.matrix = campaign_dir, data_dir, tasks, matrix
+        self.inbox: queue.Queue[RunSpec | None] = queue.Queue()
+        self.done: Counter[str] = Counter()
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._loop, name="m4agent-grader", daemon=True)
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def submit(self, spec: RunSpec) -> None:
+        self.inbox.put(spec)
+
+    def close(self) -> None:
+        self.inbox.put(None)
+        self.thread.join()
+        if self.error is not None:
+            raise self.error
+
+    def _loop(self) -> None:
+        closing = False
+        while not closing:
+            batch: list[RunSpec] = []
+            item = self.inbox.get()
+            if item is None:
+                closing = True
+            else:
+                batch.append(item)
+            deadline = time.monotonic() + GRADE_BATCH_SECONDS
+            while not closing:
+                try:
+                    item = self.inbox.get(timeout=max(0.0, deadline - time.monotonic()))
+                except queue.Empty:
+                    break
+                if item is None:
+                    closing = True
+                else:
+                    batch.append(item)
+            if batch:
+                try:
+                    self.grade(batch)
+                except BaseException as exc:  # reported by close(); the runs stay in state grading
+                    self.error = exc
+                    return
+
+    def grade(self, batch: list[RunSpec]) -> None:
+        from m4agent.grading.grade import grade_runs
+        from m4agent.grading.loader import Run
+
+        to_grade: list[tuple[RunSpec, AttemptRecord, int, Path]] = []
+        for spec in batch:
+            folder = records.run_folder(self.campaign_dir, spec)
+            if (folder / records.RESULT_FILE).exists():
+                continue
+            ended = records.attempts(folder)
+            final = records.final_attempt(ended)
+            if final is None:
+                continue
+            output = folder / records.ATTEMPTS_DIR / f"{final.number:04d}" / "output.csv"
+            publishable = self.matrix.agents[spec.agent].agent.publishable if spec.agent in self.matrix.agents \
+                else False
+            if final.outcome.graded and final.has_output:
+                to_grade.append((spec, final, len(ended), output))
+            else:
+                self._write(spec, _result(spec, final, len(ended), None, publishable))
+        if not to_grade:
+            return
+        runs = [Run(run_id=spec.key, task=self.tasks[spec.task], output_path=output)
+                for spec, _, _, output in to_grade]
+        graded = grade_runs(runs, self.data_dir)
+        for spec, final, tried, _ in to_grade:
+            publishable = self.matrix.agents[spec.agent].agent.publishable
+            self._write(spec, _result(spec, final, tried, graded[spec.key], publishable))
+
+    def _write(self, spec: RunSpec, result: dict[str, Any]) -> None:
+        folder = records.run_folder(self.campaign_dir, spec)
+        records.write_json_atomic(folder / records.RESULT_FILE, result)
+        self.done[result["outcome"]] += 1
+
+
+Progress = Callable[[str, RunSpec, AttemptRecord | None], None]
+
+
+def run(campaign_dir: Path, data_dir: Path, workers: int | None = None, wait: bool = True,
+        secrets: dict[str, str] | None = None, on_event: Progress | None = None,
+        run_canary: bool = True) -> dict[str, Any]:
+    """Run (or resume) every pending run of a planned campaign, then grade; returns ``status``."""
+    campaign_dir = campaign_dir.resolve()
+    matrix, tasks, meta = _matrix(campaign_dir)
+    specs = planned_runs(campaign_dir)
+    with _exclusive(campaign_dir, wait):
+        engine = docker_layer.client()
+        image = image_tag()
+        ensure_image(engine)
+        docker_layer.reap(engine, campaign=meta["id"])
+        for spec in specs:
+            records.close_interrupted(records.run_folder(campaign_dir, spec))
+        from m4agent import workspaces
+
+        for schema in sorted({spec.schema for spec in specs}):
+            workspaces.prepare(data_dir, schema)
+        truth = _truth_exports(campaign_dir, data_dir, tasks, {spec.task for spec in specs})
+        providers = sorted({p for entry in matrix.agents.values() for p in entry.agent.providers})
+        ctx = RunContext(engine=engine, image=image, data_dir=data_dir, tasks=tasks, campaign_id=meta["id"],
+                         campaign_dir=campaign_dir, policy=policy_for(providers), limits=matrix.limits,
+                         secrets=secrets or {},
+                         agent_options={name: entry.options for name, entry in matrix.agents.items()},
+                         solutions=truth)
+        _write_lock(campaign_dir, ctx, matrix, tasks, cli_versions(engine, image))
+        if run_canary:
+            report = canary.run_canary(ctx, specs)
+            records.write_json_atomic(campaign_dir / "canary.json", report)
+            if not report["passed"]:
+                failed = [p["path"] for p in report["probes"] if not p["denied"]]
+                raise M4AgentError(f"filesystem canary failed: reachable from the container: {', '.join(failed)}"
+                                   f" (details in {campaign_dir / 'canary.json'}); no run was started")
+        grader = Grader(campaign_dir, data_dir, tasks, matrix)
+        grader.start()
+        try:
+            pending = []
+            for spec in specs:
+                state = records.state(records.run_folder(campaign_dir, spec), matrix.max_retries)
+                if state is RunState.GRADING:
+                    grader.submit(spec)
+                elif state is RunState.PENDING:
+                    pending.append(spec)
+            _work(ctx, matrix, pending, workers or matrix.workers, grader, on_event)
+        finally:
+            grader.close()
+        shutil.rmtree(campaign_dir / ".scratch", ignore_errors=True)
+    return status(campaign_dir)
+
+
+def _work(ctx: RunContext, matrix: Matrix, pending: list[RunSpec], workers: int, grader: Grader,
+          on_event: Progress | None) -> None:
+    caps = {provider: threading.Semaphore(cap) for provider, cap in matrix.provider_caps.items()}
+
+    def one(spec: RunSpec) -> None:
+        entry = matrix.agents[spec.agent]
+        folder = records.run_folder(ctx.campaign_dir, spec)
+        held = [caps[p] for p in entry.agent.providers if p in caps]
+        while records.state(folder, matrix.max_retries) is RunState.PENDING:
+            for sem in held:
+                sem.acquire()
+            try:
+                attempt = records.new_attempt(folder)
+                if on_event:
+                    on_event("start", spec, None)
+                record = run_attempt(ctx, spec, entry.agent, attempt)
+            finally:
+                for sem in held:
+                    sem.release()
+            if on_event:
+                on_event("end", spec, record)
+            if record.outcome.retryable:
+                tries = records.counted_retries(records.attempts(folder))
+                time.sleep(min(BACKOFF_MAX_SECONDS, 2.0 ** tries))
+        if records.state(folder, matrix.max_retries) is RunState.GRADING:
+            grader.submit(spec)
+
+    with ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="m4agent-run") as pool:
+        for future in [pool.submit(one, spec) for spec in pending]:
+            future.result()
+
+
+def write_planned(campaign_dir: Path) -> str:
+    """The plan as JSON lines (for --json)."""
+    return "\n".join(json.dumps({"key": s.key, **asdict(s)}) for s in planned_runs(campaign_dir))

@@ -1,0 +1,239 @@
+"""Agent containers on the Docker SDK: locked down, labelled, timed per phase, reaped.
+
+Each attempt gets a fresh container (``AgentContainer``):
+
+- non-root user, read-only root filesystem, all capabilities dropped, no new
+  privileges; writable only the bind-mounted workspace and tmpfs ``/tmp`` and HOME;
+- CPU, memory and pid limits (``Limits``);
+- network ``none``: the one way out is the egress proxy's Unix socket, mounted by
+  the caller (``egress``);
+- labels naming the campaign, run and attempt, and a unique name, so leftovers of
+  a dead harness are found and removed (``reap``) at every start;
+- each phase (setup, agent, collect) runs as one ``exec`` with its own time limit;
+  past it the container is killed, and the kill is verified: the container must be
+  gone before the attempt is recorded.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import docker
+import docker.errors
+from docker.types import Mount
+
+from m4agent.errors import M4AgentError
+from m4agent.harness import layout
+
+LABEL_PREFIX = "io.m4agent"
+LABEL_CAMPAIGN = f"{LABEL_PREFIX}.campaign"
+LABEL_RUN = f"{LABEL_PREFIX}.run"
+LABEL_ATTEMPT = f"{LABEL_PREFIX}.attempt"
+LABEL_ROLE = f"{LABEL_PREFIX}.role"
+TRACE_LIMIT_BYTES = 50 * 1024 * 1024
+KILL_VERIFY_SECONDS = 30.0
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resources and time limits of one attempt's container."""
+
+    cpus: float = 1.0
+    memory: str = "4g"
+    pids: int = 512
+    tmp_size: str = "1g"
+    home_size: str = "512m"
+    setup_seconds: float = 300.0
+    agent_seconds: float = 1800.0
+    collect_seconds: float = 60.0
+
+    def as_json(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+
+
+@dataclass(frozen=True)
+class Bind:
+    """A bind mount: host path, container path, read-only or not."""
+
+    source: Path
+    target: str
+    read_only: bool = True
+
+
+@dataclass
+class ExecResult:
+    exit_code: int | None
+    timed_out: bool
+    seconds: float
+    truncated: bool = False
+
+
+@dataclass(frozen=True)
+class ContainerSpec:
+    image: str
+    name: str
+    labels: Mapping[str, str]
+    binds: Sequence[Bind]
+    command: Sequence[str]  # the main process (the egress forwarder); it keeps the container up
+    limits: Limits = field(default_factory=Limits)
+    environment: Mapping[str, str] = field(default_factory=dict)
+
+
+def client() -> docker.DockerClient:
+    """The Docker engine, or a message saying how to start one."""
+    try:
+        engine = docker.from_env(timeout=120)
+        engine.ping()
+    except docker.errors.DockerException as exc:
+        raise M4AgentError(f"the Docker engine is not reachable ({exc}); start it (for example "
+                           "`dockerd &` as root, or Docker Desktop) and check with `m4agent doctor`") from exc
+    return engine
+
+
+def container_user() -> tuple[int, int]:
+    """The uid:gid the agent runs as: the invoking user's, or the image's agent user when that is root."""
+    uid, gid = os.getuid(), os.getgid()
+    if uid == 0:
+        return layout.AGENT_UID, layout.AGENT_UID
+    return uid, gid
+
+
+def _memory_bytes(text: str) -> int:
+    units = {"k": 1024, "m": 1024**2, "g": 1024**3}
+    text = text.strip().lower()
+    return int(float(text[:-1]) * units[text[-1]]) if text[-1] in units else int(text)
+
+
+class AgentContainer:
+    """One attempt's container: created locked down, used through timed execs, always removed."""
+
+    def __init__(self, engine: docker.DockerClient, spec: ContainerSpec):
+        self.engine = engine
+        self.spec = spec
+        self.uid, self.gid = container_user()
+        self.container: Any = None
+
+    def start(self) -> None:
+        spec, limits = self.spec, self.spec.limits
+        mounts = [Mount(target=b.target, source=str(b.source), type="bind", read_only=b.read_only)
+                  for b in spec.binds]
+        tmpfs_opts = f"uid={self.uid},gid={self.gid}"
+        self.container = self.engine.containers.create(
+            spec.image,
+            command=list(spec.command),
+            name=spec.name,
+            labels=dict(spec.labels),
+            user=f"{self.uid}:{self.gid}",
+            working_dir=layout.WORKSPACE,
+            environment=dict(spec.environment),
+            mounts=mounts,
+            tmpfs={layout.TMP: f"rw,nosuid,nodev,size={limits.tmp_size},mode=1777",
+                   layout.HOME: f"rw,nosuid,nodev,size={limits.home_size},mode=0700,{tmpfs_opts}"},
+            read_only=True,
+            network_mode="none",
+            cap_drop=["ALL"],
+            security_opt=["no-new-privileges"],
+            nano_cpus=int(limits.cpus * 1e9),
+            mem_limit=_memory_bytes(limits.memory),
+            memswap_limit=_memory_bytes(limits.memory),
+            pids_limit=limits.pids,
+            detach=True,
+        )
+        self.container.start()
+
+    def exec(self, command: Sequence[str], timeout: float, log: Path | None = None,
+             environment: Mapping[str, str] | None = None, workdir: str = layout.WORKSPACE) -> ExecResult:
+        """Run one phase; past ``timeout`` seconds the whole container is killed (and the kill verified)."""
+        api = self.engine.api
+        created = api.exec_create(self.container.id, list(command), user=f"{self.uid}:{self.gid}",
+                                  workdir=workdir, environment=dict(environment or {}), stdout=True,
+                                  stderr=True, stdin=False, tty=False)
+        exec_id = created["Id"]
+        state: dict[str, Any] = {"truncated": False, "error": None}
+
+        def pump() -> None:
+            written = 0
+            try:
+                stream = api.exec_start(exec_id, stream=True, demux=False)
+                handle = log.open("ab") if log is not None else None
+                try:
+                    for chunk in stream:
+                        if handle is None:
+                            continue
+                        room = TRACE_LIMIT_BYTES - written
+                        if room <= 0:
+                            state["truncated"] = True
+                            continue
+                        handle.write(chunk[:room])
+                        written += min(len(chunk), room)
+                finally:
+                    if handle is not None:
+                        handle.close()
+            except Exception as exc:  # the stream ends with an error when the container is killed
+                state["error"] = exc
+
+        started = time.monotonic()
+        reader = threading.Thread(target=pump, daemon=True)
+        reader.start()
+        reader.join(timeout)
+        seconds = time.monotonic() - started
+        if reader.is_alive():
+            self.kill()
+            reader.join(10)
+            return ExecResult(exit_code=None, timed_out=True, seconds=seconds, truncated=state["truncated"])
+        code = api.exec_inspect(exec_id).get("ExitCode")
+        return ExecResult(exit_code=code, timed_out=False, seconds=seconds, truncated=state["truncated"])
+
+    def exec_detached(self, command: Sequence[str]) -> None:
+        api = self.engine.api
+        created = api.exec_create(self.container.id, list(command), user=f"{self.uid}:{self.gid}",
+                                  workdir=layout.WORKSPACE)
+        api.exec_start(created["Id"], detach=True)
+
+    def kill(self) -> None:
+        """Kill and remove the container, then verify it is gone; an infra error if it is not."""
+        remove(self.engine, self.spec.name)
+
+    def __enter__(self) -> AgentContainer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.kill()
+
+
+def remove(engine: docker.DockerClient, name: str) -> None:
+    """Force-remove a container by name and wait until the engine no longer lists it."""
+    deadline = time.monotonic() + KILL_VERIFY_SECONDS
+    while True:
+        try:
+            engine.containers.get(name).remove(force=True)
+        except docker.errors.NotFound:
+            pass
+        except docker.errors.APIError:
+            pass  # removal already in progress; check below
+        if not engine.containers.list(all=True, filters={"name": f"^/{name}$"}):
+            return
+        if time.monotonic() > deadline:
+            raise M4AgentError(f"container {name} could not be removed within {KILL_VERIFY_SECONDS:.0f} s; "
+                               f"remove it with `docker rm -f {name}`")
+        time.sleep(0.2)
+
+
+def labelled(engine: docker.DockerClient, **labels: str) -> list[Any]:
+    """Containers carrying all the given labels (keys without the prefix: campaign, run, attempt)."""
+    filters = [f"{LABEL_PREFIX}.{key}={value}" for key, value in labels.items()] or [LABEL_CAMPAIGN]
+    return engine.containers.list(all=True, filters={"label": filters})
+
+
+def reap(engine: docker.DockerClient, **labels: str) -> int:
+    """Remove leftovers carrying the labels (a campaign's, or every m4agent container); how many."""
+    found = labelled(engine, **labels)
+    for container in found:
+        remove(engine, container.name)
+    return len(found)

@@ -1,0 +1,197 @@
+"""Campaign matrices: tasks x conditions x schemas x agents/models x trials, from a TOML file or a profile.
+
+A matrix file::
+
+    [campaign]
+    description = "oracle over every task and condition"
+    tasks = ["*"]                      # "*" = every task; or names
+    conditions = ["no-skill", "with-skill"]
+    schemas = ["native"]
+    trials = 1
+    workers = 2                        # containers at once
+    max_retries = 3                    # infra_error/quota attempts tried again, per run
+
+    [[agents]]
+    name = "shell"
+    models = ["default"]
+    options = { script = "my_agent.sh" }   # relative to the matrix file
+
+    [limits]                           # per attempt (container.Limits)
+    agent_seconds = 1800
+    cpus = 1.0
+    memory = "4g"
+
+    [provider_caps]                    # containers at once per model provider
+    anthropic = 1
+
+``[[blocks]]`` tables (each with its own tasks, conditions, schemas, trials and an
+optional ``agents`` filter) replace the single block of ``[campaign]``; the built-in
+profiles (``profiles/*.toml``: M4Bench's ``rerun-v1.1`` and ``operational-spec``) are
+written that way and take their models per agent from ``[models]``. eICU tasks have
+no transformed schema variants: such cells are skipped and counted, as M4Bench's
+matrix rejects them.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from m4agent.errors import M4AgentError
+from m4agent.harness.agents import Agent, get_agent
+from m4agent.harness.conditions import CONDITIONS, skills_digest
+from m4agent.harness.container import Limits
+from m4agent.harness.records import RunSpec
+from m4agent.registry import Task
+
+PROFILES_DIR = Path(__file__).resolve().parent / "profiles"
+SCHEMAS = ("native", "obfuscated", "restructured")
+
+
+@dataclass(frozen=True)
+class AgentEntry:
+    agent: Agent
+    models: tuple[str, ...]
+    options: dict[str, str]
+
+
+@dataclass
+class Matrix:
+    """A parsed matrix: the runs it plans and the settings a campaign runs them with."""
+
+    description: str
+    runs: list[RunSpec]
+    agents: dict[str, AgentEntry]
+    limits: Limits
+    workers: int = 1
+    max_retries: int = 3
+    provider_caps: dict[str, int] = field(default_factory=dict)
+    skipped: list[str] = field(default_factory=list)
+    source: dict[str, Any] = field(default_factory=dict)
+
+
+def profiles() -> list[str]:
+    return sorted(p.stem for p in PROFILES_DIR.glob("*.toml"))
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        return tomllib.loads(path.read_text())
+    except FileNotFoundError:
+        raise M4AgentError(f"matrix file {path} not found") from None
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise M4AgentError(f"{path}: cannot read the matrix ({exc})") from exc
+
+
+def load_source(matrix: str | Path, agents: list[str] | None = None) -> tuple[dict[str, Any], Path]:
+    """The matrix's TOML as data, from a file or a built-in profile name (with ``--agent`` names)."""
+    path = Path(matrix)
+    if not path.exists() and str(matrix) in profiles():
+        doc = _read(PROFILES_DIR / f"{matrix}.toml")
+        if not agents:
+            raise M4AgentError(f"profile {matrix} needs the agents to run: --agent NAME "
+                               f"(models per agent: {', '.join(doc.get('models', {}))})")
+        models = doc.get("models", {})
+        doc["agents"] = [{"name": name, "models": models.get(name, ["default"])} for name in agents]
+        doc["campaign"]["profile"] = str(matrix)
+        return doc, PROFILES_DIR
+    if not path.exists():
+        raise M4AgentError(f"matrix {matrix} is neither a file nor a profile ({', '.join(profiles())})")
+    doc = _read(path)
+    if agents:
+        doc["agents"] = [entry for entry in doc.get("agents", []) if entry.get("name") in agents]
+    return doc, path.resolve().parent
+
+
+def _names(value: Any, what: str) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise M4AgentError(f"matrix: {what} must be a list of names")
+    return list(value)
+
+
+def _tasks(wanted: list[str], tasks: dict[str, Task]) -> list[str]:
+    if wanted == ["*"]:
+        return list(tasks)
+    unknown = [name for name in wanted if name not in tasks]
+    if unknown:
+        raise M4AgentError(f"matrix: unknown task(s) {', '.join(unknown)}; `m4agent tasks list` shows them")
+    return wanted
+
+
+def _agents(doc: dict[str, Any], base: Path) -> dict[str, AgentEntry]:
+    entries: dict[str, AgentEntry] = {}
+    for raw in doc.get("agents", []):
+        agent = get_agent(str(raw.get("name", "")))
+        options = {str(k): str(v) for k, v in raw.get("options", {}).items()}
+        if "script" in options:
+            options["script"] = str((base / options["script"]).resolve())
+        entries[agent.name] = AgentEntry(agent, tuple(_names(raw.get("models", ["default"]), "models")),
+                                         options)
+    if not entries:
+        raise M4AgentError("matrix: no agents; add [[agents]] tables (or --agent NAME)")
+    return entries
+
+
+def build(doc: dict[str, Any], base: Path, tasks: dict[str, Task]) -> Matrix:
+    """Expand the matrix into run specs (deduplicated by key, in a stable order)."""
+    campaign = doc.get("campaign", {})
+    agents = _agents(doc, base)
+    blocks = doc.get("blocks") or [campaign]
+    runs: dict[str, RunSpec] = {}
+    skipped: list[str] = []
+    digests: dict[tuple[str, str], str] = {}
+    for block in blocks:
+        wanted_agents = _names(block.get("agents", list(agents)), "agents")
+        trials = int(block.get("trials", campaign.get("trials", 1)))
+        schemas = _names(block.get("schemas", campaign.get("schemas", ["native"])), "schemas")
+        conditions = _names(block.get("conditions", campaign.get("conditions", ["no-skill"])), "conditions")
+        for bad in [s for s in schemas if s not in SCHEMAS]:
+            raise M4AgentError(f"matrix: unknown schema {bad!r}; choose from {', '.join(SCHEMAS)}")
+        for bad in [c for c in conditions if c not in CONDITIONS]:
+            raise M4AgentError(f"matrix: unknown condition {bad!r}; choose from {', '.join(CONDITIONS)}")
+        for task_name in _tasks(_names(block.get("tasks", campaign.get("tasks", ["*"])), "tasks"), tasks):
+            task = tasks[task_name]
+            for condition in conditions:
+                if (task_name, condition) not in digests:
+                    digests[(task_name, condition)] = _digest(task, condition, tasks)
+                for schema in schemas:
+                    if schema != "native" and task.dataset != "mimic-iv":
+                        skipped.append(f"{task_name} {condition} {schema}: {task.dataset} has no {schema} schema")
+                        continue
+                    for name in wanted_agents:
+                        if name not in agents:
+                            continue
+                        entry = agents[name]
+                        version = entry.agent.version_for(entry.options)
+                        for model in entry.models:
+                            for trial in range(1, trials + 1):
+                                spec = RunSpec(task=task_name, task_digest=digests[(task_name, condition)],
+                                               condition=condition, schema=schema, agent=name,
+                                               agent_version=version, model=model, trial=trial)
+                                runs.setdefault(spec.key, spec)
+    limits_doc = doc.get("limits", {})
+    unknown = set(limits_doc) - set(Limits.__dataclass_fields__)
+    if unknown:
+        raise M4AgentError(f"matrix: unknown [limits] setting(s) {', '.join(sorted(unknown))}")
+    return Matrix(
+        description=str(campaign.get("description", "")),
+        runs=list(runs.values()),
+        agents=agents,
+        limits=Limits(**limits_doc),
+        workers=int(campaign.get("workers", 1)),
+        max_retries=int(campaign.get("max_retries", 3)),
+        provider_caps={str(k): int(v) for k, v in doc.get("provider_caps", {}).items()},
+        skipped=skipped,
+        source=doc,
+    )
+
+
+def _digest(task: Task, condition: str, tasks: dict[str, Task]) -> str:
+    """The task's own digest combined with what the condition places (with-skill-all reads every task)."""
+    import hashlib
+
+    return hashlib.sha256(f"{task.digest}:{skills_digest(task, condition, tasks)}".encode()).hexdigest()[:20]

@@ -1,0 +1,258 @@
+"""Run records: what defines a run, its key, its attempts and their outcomes (the ledger).
+
+A campaign folder holds one folder per planned run, ``runs/<task>/<key>/``, where
+``key`` is a content hash of what defines the run (``RunSpec``): the task's digest,
+condition, schema variant, agent and agent version, model and trial. Nothing else
+(ports, paths, times, worker counts) enters the key, so a campaign resumed after
+an upgrade of unrelated code, or on another machine, finds its runs again.
+
+A run folder holds ``run.json`` (the spec and key, written once), ``instruction.md``,
+and ``attempts/NNNN/``, one folder per attempt, appended and never removed:
+
+- ``started.json`` is written when the attempt starts;
+- ``attempt.json`` when it ends, with exactly one ``Outcome``;
+- an attempt with ``started.json`` and no ``attempt.json`` was interrupted (the
+  harness died); the next ``campaign run`` closes it as ``infra_error`` with reason
+  ``interrupted`` before it starts another.
+
+The run's ``result.json`` is written once its final attempt is known and graded. So
+resume is a pure function of these files: ``state(run_folder)`` says what to do next.
+Every file is written atomically (temporary name, then rename), so a kill at any
+moment leaves either the old state or the new one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from m4agent.errors import M4AgentError
+
+RUN_FILE = "run.json"
+RESULT_FILE = "result.json"
+STARTED_FILE = "started.json"
+ATTEMPT_FILE = "attempt.json"
+ATTEMPTS_DIR = "attempts"
+SCHEMA_VERSION = 1
+
+
+class Outcome(StrEnum):
+    """How an attempt ended: exactly one of these."""
+
+    SCORED = "scored"  # the agent finished and left an output; graded
+    TIMEOUT = "timeout"  # the agent phase hit its limit; the container was killed
+    AGENT_ERROR = "agent_error"  # the agent exited non-zero
+    NO_OUTPUT = "no_output"  # the agent finished without writing output.csv
+    POLICY_VIOLATION = "policy_violation"  # egress outside the allowlist, a canary or the contamination lint
+    QUOTA = "quota"  # the provider refused for quota or rate; retried later, never a model's zero
+    INFRA_ERROR = "infra_error"  # the harness or Docker failed; retried, never a model's zero
+
+    @property
+    def retryable(self) -> bool:
+        """Quota stops and infrastructure failures say nothing of the model: the run is tried again."""
+        return self in (Outcome.QUOTA, Outcome.INFRA_ERROR)
+
+    @property
+    def graded(self) -> bool:
+        """Outcomes whose output (when there is one) is graded; the others score 0 without a look."""
+        return self in (Outcome.SCORED, Outcome.TIMEOUT, Outcome.AGENT_ERROR)
+
+
+INTERRUPTED = "interrupted"
+
+
+@dataclass(frozen=True)
+class RunSpec:
+    """What defines a run; its key is a hash of exactly these fields."""
+
+    task: str
+    task_digest: str
+    condition: str
+    schema: str
+    agent: str
+    agent_version: str
+    model: str
+    trial: int
+
+    @property
+    def key(self) -> str:
+        canonical = json.dumps(asdict(self), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(canonical.encode()).hexdigest()[:20]
+
+    @property
+    def label(self) -> str:
+        """A readable name for messages and progress lines."""
+        return f"{self.task} {self.condition} {self.schema} {self.agent}/{self.model} t{self.trial}"
+
+
+@dataclass
+class AttemptRecord:
+    """One attempt's end: outcome, reason and the facts a report needs."""
+
+    number: int
+    outcome: Outcome
+    reason: str = ""
+    exit_code: int | None = None
+    started_at: str = ""
+    ended_at: str = ""
+    phases: dict[str, float] = field(default_factory=dict)  # seconds per phase: setup, agent, collect
+    has_output: bool = False
+    violations: list[dict[str, Any]] = field(default_factory=list)
+    container: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["outcome"] = self.outcome.value
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> AttemptRecord:
+        data = dict(data)
+        data["outcome"] = Outcome(data["outcome"])
+        return cls(**data)
+
+
+def now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def write_json_atomic(path: Path, payload: Any) -> None:
+    """Write JSON beside its final place and rename over it: readers never see half a file."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w") as handle:
+            json.dump(payload, handle, indent=2, sort_keys=True)
+            handle.write("\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def read_json(path: Path) -> Any:
+    """A JSON file the harness wrote; a missing or torn one is an error naming it."""
+    try:
+        return json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise M4AgentError(f"cannot read {path} ({exc}); the campaign folder is damaged") from exc
+
+
+def remove_stale_temporaries(folder: Path) -> None:
+    """Temporary files of writes a kill interrupted (``.NAME.*.tmp``) are removed."""
+    for stale in folder.glob(".*.tmp"):
+        with contextlib.suppress(OSError):
+            stale.unlink()
+
+
+def run_folder(campaign: Path, spec: RunSpec) -> Path:
+    return campaign / "runs" / spec.task / spec.key
+
+
+def write_run(folder: Path, spec: RunSpec, extra: dict[str, Any] | None = None) -> None:
+    """``run.json``: written once when the run is first planned; a different spec under one key is an error."""
+    path = folder / RUN_FILE
+    payload = {"schema_version": SCHEMA_VERSION, "key": spec.key, **asdict(spec), **(extra or {})}
+    if path.exists():
+        existing = read_json(path)
+        if existing.get("key") != spec.key:
+            raise M4AgentError(f"{path} holds run {existing.get('key')}, not {spec.key}")
+        return
+    folder.mkdir(parents=True, exist_ok=True)
+    write_json_atomic(path, payload)
+
+
+def read_spec(folder: Path) -> RunSpec:
+    data = read_json(folder / RUN_FILE)
+    names = RunSpec.__dataclass_fields__
+    return RunSpec(**{name: data[name] for name in names})
+
+
+def attempt_folders(folder: Path) -> list[Path]:
+    """The run's attempt folders in order (``attempts/0001``, ...)."""
+    root = folder / ATTEMPTS_DIR
+    if not root.is_dir():
+        return []
+    return sorted(p for p in root.iterdir() if p.is_dir() and p.name.isdigit())
+
+
+def new_attempt(folder: Path) -> Path:
+    """Create the next attempt folder; ``mkdir`` fails rather than reuse one, so none is duplicated."""
+    existing = attempt_folders(folder)
+    number = int(existing[-1].name) + 1 if existing else 1
+    path = folder / ATTEMPTS_DIR / f"{number:04d}"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.mkdir()
+    write_json_atomic(path / STARTED_FILE, {"number": number, "started_at": now(), "pid": os.getpid()})
+    return path
+
+
+def attempts(folder: Path) -> list[AttemptRecord]:
+    """Every ended attempt of a run, in order."""
+    records = []
+    for path in attempt_folders(folder):
+        if (path / ATTEMPT_FILE).exists():
+            records.append(AttemptRecord.from_json(read_json(path / ATTEMPT_FILE)))
+    return records
+
+
+def close_interrupted(folder: Path) -> int:
+    """Close every attempt a dead harness left open as ``infra_error``/``interrupted``; how many."""
+    closed = 0
+    for path in attempt_folders(folder):
+        remove_stale_temporaries(path)
+        if (path / ATTEMPT_FILE).exists():
+            continue
+        started = read_json(path / STARTED_FILE) if (path / STARTED_FILE).exists() else {}
+        record = AttemptRecord(number=int(path.name), outcome=Outcome.INFRA_ERROR, reason=INTERRUPTED,
+                               started_at=started.get("started_at", ""), ended_at=now())
+        write_json_atomic(path / ATTEMPT_FILE, record.to_json())
+        closed += 1
+    remove_stale_temporaries(folder)
+    return closed
+
+
+def finish_attempt(path: Path, record: AttemptRecord) -> None:
+    write_json_atomic(path / ATTEMPT_FILE, record.to_json())
+
+
+class RunState(StrEnum):
+    """What a run needs next, read from its files alone."""
+
+    PENDING = "pending"  # no final attempt yet (never tried, or only retryable ends within the budget)
+    GRADING = "grading"  # its final attempt ended; result.json not yet written
+    DONE = "done"  # result.json written
+    EXHAUSTED = "exhausted"  # retryable ends only, and the retry budget is spent
+
+
+def counted_retries(records: list[AttemptRecord]) -> int:
+    """Retryable attempts that count against the budget: an interrupted harness is not the run's fault."""
+    return sum(1 for r in records if r.outcome.retryable and r.reason != INTERRUPTED)
+
+
+def final_attempt(records: list[AttemptRecord]) -> AttemptRecord | None:
+    """The attempt whose outcome is final (not retryable); at most one exists, and it is the last."""
+    finals = [r for r in records if not r.outcome.retryable]
+    return finals[-1] if finals else None
+
+
+def state(folder: Path, max_retries: int) -> RunState:
+    if (folder / RESULT_FILE).exists():
+        return RunState.DONE
+    records = attempts(folder)
+    if final_attempt(records) is not None:
+        return RunState.GRADING
+    if counted_retries(records) > max_retries:
+        return RunState.EXHAUSTED
+    return RunState.PENDING

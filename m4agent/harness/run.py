@@ -1,0 +1,289 @@
+"""One attempt of one run: workspace, container, phases, collection, outcome.
+
+``run_attempt`` takes a planned run and an attempt folder and leaves in it:
+
+- ``workspace/``: what the agent saw and left (the database file is removed after
+  the run: it is a few kilobytes of views, rebuilt from the plan on demand);
+- ``output.csv``: the agent's output, copied only if it is a regular file;
+- ``trace.log``: the agent's standard output and error, merged (bounded);
+- ``setup.log``, ``collect.log``: the harness's own phases;
+- ``egress.jsonl``: every decision of the egress proxy;
+- ``attempt.json``: the outcome and its facts (``records.AttemptRecord``).
+
+The phases: the container starts with the egress forwarder as its main process;
+*setup* builds ``database.duckdb`` from the workspace plan inside the container (the
+container's DuckDB writes the file the agent's DuckDB reads); *agent* runs the
+adapter's command as the non-root user with the instruction; *collect* copies the
+files the adapter names out of the (tmpfs) HOME. Each phase has its own time limit;
+the container is removed whatever happens, and the removal is verified.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import stat
+import tempfile
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from m4agent import workspaces
+from m4agent.errors import M4AgentError
+from m4agent.harness import container as docker_layer
+from m4agent.harness import integrity, layout, records
+from m4agent.harness.agents import Agent, AgentContext
+from m4agent.harness.conditions import place_skills
+from m4agent.harness.egress import EgressPolicy, EgressProxy
+from m4agent.harness.instructions import build_instruction
+from m4agent.harness.container import ContainerSpec
+from m4agent.harness.records import AttemptRecord, Outcome, RunSpec
+from m4agent.registry import Task
+
+FORWARDER = Path(__file__).resolve().parent / "forwarder.py"
+COLLECT_DIR = ".m4agent-collected"
+READY_FILE = f"{layout.TMP}/egress-ready"
+
+
+@dataclass
+class RunContext:
+    """What every attempt of a campaign shares."""
+
+    engine: Any  # docker.DockerClient
+    image: str
+    data_dir: Path
+    tasks: Mapping[str, Task]
+    campaign_id: str
+    campaign_dir: Path
+    policy: EgressPolicy
+    limits: docker_layer.Limits = field(default_factory=docker_layer.Limits)
+    secrets: Mapping[str, str] = field(default_factory=dict)
+    agent_options: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    solutions: Mapping[str, Path] = field(default_factory=dict)  # task -> reference export (oracle)
+
+    def scratch(self) -> Path:
+        """The campaign's scratch folder on the host (short: a Unix socket's path is at most 107 bytes);
+        removed at every campaign start, so a killed harness leaves nothing behind for long."""
+        path = Path(tempfile.gettempdir()) / f"m4a-{self.campaign_id[:8]}"
+        path.mkdir(mode=0o700, exist_ok=True)
+        return path
+
+    def host_paths(self) -> list[str]:
+        """Host paths no workspace should mention (the contamination lint looks for them)."""
+        return sorted({str(self.data_dir), str(self.campaign_dir.resolve()), str(Path.home())} - {"/"})
+
+
+def instruction_for(ctx: RunContext, spec: RunSpec) -> str:
+    task = ctx.tasks[spec.task]
+    rewrite = None
+    if spec.schema != "native":
+        def rewrite(text: str) -> str:
+            return workspaces.rewrite_instruction(text, task, spec.schema, ctx.data_dir)
+    return build_instruction(task, spec.condition, rewrite=rewrite)
+
+
+def _write_secrets(folder: Path, secrets: Mapping[str, str], uid: int, gid: int) -> Path:
+    path = folder / "env"
+    with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as handle:
+        for key, value in sorted(secrets.items()):
+            handle.write(f"{key}={value}\n")
+    if os.getuid() == 0:
+        os.chown(path, uid, gid)
+    return path
+
+
+def _own(path: Path, uid: int, gid: int) -> None:
+    """Hand the workspace to the container's user (needed only when the harness runs as root)."""
+    if os.getuid() != 0:
+        return
+    for root, dirs, files in os.walk(path):
+        os.chown(root, uid, gid)
+        for name in dirs + files:
+            os.lchown(os.path.join(root, name), uid, gid)
+
+
+def _regular_output(workspace: Path) -> tuple[Path | None, str]:
+    """The workspace's output.csv if it is a regular file (never a link, folder or device)."""
+    path = workspace / layout.OUTPUT_NAME
+    try:
+        info = path.lstat()
+    except FileNotFoundError:
+        return None, "no output.csv"
+    if stat.S_ISLNK(info.st_mode):
+        return None, "output.csv is a link"
+    if not stat.S_ISREG(info.st_mode):
+        return None, "output.csv is not a regular file"
+    return path, ""
+
+
+def _agent_script(agent_command: list[str]) -> list[str]:
+    """The agent's command wrapped: secrets sourced from the mounted file, proxy set, then exec."""
+    proxy = f"http://127.0.0.1:{layout.PROXY_PORT}"
+    prelude = (f'if [ -r {layout.SECRETS_FILE} ]; then set -a; . {layout.SECRETS_FILE}; set +a; fi; '
+               f'export HTTPS_PROXY={proxy} HTTP_PROXY={proxy} ALL_PROXY={proxy} https_proxy={proxy} '
+               f'http_proxy={proxy} all_proxy={proxy} NO_PROXY=localhost,127.0.0.1 no_proxy=localhost,127.0.0.1; '
+               'exec "$@"')
+    return ["bash", "-c", prelude, "m4agent-agent", *agent_command]
+
+
+def run_attempt(ctx: RunContext, spec: RunSpec, agent: Agent, attempt: Path) -> AttemptRecord:
+    """Run one attempt in a fresh container and record its outcome; never raises for the agent's faults."""
+    number = int(attempt.name)
+    record = AttemptRecord(number=number, outcome=Outcome.INFRA_ERROR, started_at=records.now())
+    name = f"m4agent-{ctx.campaign_id[:8]}-{spec.key[:12]}-a{number}"
+    record.container = name
+    scratch = Path(tempfile.mkdtemp(prefix="a", dir=ctx.scratch()))
+    try:
+        _attempt_body(ctx, spec, agent, attempt, record, name, scratch)
+    except M4AgentError as exc:
+        record.outcome, record.reason = Outcome.INFRA_ERROR, str(exc)
+    except Exception as exc:  # Docker or the file system failed: the harness's fault, retried
+        record.outcome, record.reason = Outcome.INFRA_ERROR, f"{type(exc).__name__}: {exc}"
+    finally:
+        try:
+            docker_layer.remove(ctx.engine, name)
+        except M4AgentError as exc:
+            record.outcome, record.reason = Outcome.INFRA_ERROR, str(exc)
+        shutil.rmtree(scratch, ignore_errors=True)
+    record.ended_at = records.now()
+    records.finish_attempt(attempt, record)
+    return record
+
+
+def prepare_box(ctx: RunContext, spec: RunSpec, agent: Agent, workspace: Path, scratch: Path,
+                role: str, name: str, attempt_number: int, with_solution: bool = True) -> ContainerSpec:
+    """Fill the workspace (instruction, skills) and assemble the container: mounts, labels, limits.
+
+    The canary uses the same function, so it probes exactly what an agent gets."""
+    task = ctx.tasks[spec.task]
+    options = ctx.agent_options.get(spec.agent, {})
+    uid, gid = docker_layer.container_user()
+    workspace.mkdir()
+    (workspace / layout.INSTRUCTION_NAME).write_text(instruction_for(ctx, spec))
+    place_skills(task, spec.condition, ctx.tasks, workspace / agent.skills_dir)
+
+    runtime = scratch / "runtime"
+    runtime.mkdir()
+    data_root = workspaces.prepare(ctx.data_dir, spec.schema)
+    plan = workspaces.plan_for(task, ctx.data_dir, spec.schema)
+    (runtime / "plan.json").write_text(json.dumps(workspaces.plan_json(plan)))
+    shutil.copy(workspaces.SETUP_SCRIPT, runtime / "setup_database.py")
+    shutil.copy(FORWARDER, runtime / "forwarder.py")
+    egress_dir = scratch / "egress"
+    egress_dir.mkdir()
+    egress_dir.chmod(0o777)
+    secrets_dir = scratch / "secrets"
+    secrets_dir.mkdir(mode=0o700)
+    if os.getuid() == 0:
+        os.chown(secrets_dir, uid, gid)
+    secrets_file = _write_secrets(secrets_dir, ctx.secrets, uid, gid)
+    _own(workspace, uid, gid)
+
+    binds = [
+        docker_layer.Bind(workspace, layout.WORKSPACE, read_only=False),
+        docker_layer.Bind(runtime, layout.RUNTIME),
+        docker_layer.Bind(egress_dir, layout.EGRESS_DIR, read_only=False),
+        docker_layer.Bind(secrets_file, layout.SECRETS_FILE),
+    ]
+    binds += [docker_layer.Bind(Path(host), target) for host, target in workspaces.mounts(plan, data_root)]
+    binds += [docker_layer.Bind(host, target) for host, target in agent.mounts(options)]
+    if agent.needs_solution and with_solution:
+        solution = ctx.solutions.get(spec.task)
+        if solution is None:
+            raise M4AgentError(f"no reference export for {spec.task} (the oracle needs one)")
+        binds.append(docker_layer.Bind(solution, f"{layout.SOLUTION}/{layout.OUTPUT_NAME}"))
+
+    labels = {docker_layer.LABEL_CAMPAIGN: ctx.campaign_id, docker_layer.LABEL_RUN: spec.key,
+              docker_layer.LABEL_ATTEMPT: str(attempt_number), docker_layer.LABEL_ROLE: role}
+    forwarder = ["python3", f"{layout.RUNTIME}/forwarder.py", "--listen", f"127.0.0.1:{layout.PROXY_PORT}",
+                 "--socket", layout.EGRESS_SOCKET, "--ready", READY_FILE]
+    return ContainerSpec(image=ctx.image, name=name, labels=labels, binds=binds, command=forwarder,
+                         limits=ctx.limits, environment={"HOME": layout.HOME, "TMPDIR": layout.TMP,
+                                                         "LANG": "C.UTF-8", "TZ": "UTC",
+                                                         "PYTHONHASHSEED": "0"})
+
+
+SETUP_COMMAND = ["bash", "-c", f"for i in $(seq 100); do [ -e {READY_FILE} ] && break; sleep 0.05; done; "
+                 f"[ -e {READY_FILE} ] || {{ echo 'egress forwarder not ready' >&2; exit 3; }}; "
+                 f"exec python3 {layout.RUNTIME}/setup_database.py {layout.RUNTIME}/plan.json "
+                 f"{layout.DATA} {layout.WORKSPACE}/{layout.DATABASE_NAME}"]
+
+
+def _attempt_body(ctx: RunContext, spec: RunSpec, agent: Agent, attempt: Path, record: AttemptRecord,
+                  name: str, scratch: Path) -> None:
+    options = ctx.agent_options.get(spec.agent, {})
+    workspace = attempt / "workspace"
+    box_spec = prepare_box(ctx, spec, agent, workspace, scratch, "agent", name, record.number)
+    instruction = (workspace / layout.INSTRUCTION_NAME).read_text()
+    egress_dir = scratch / "egress"
+    egress_log = attempt / "egress.jsonl"
+    egress_log.touch()
+    limits = ctx.limits
+    with EgressProxy(egress_dir / Path(layout.EGRESS_SOCKET).name, ctx.policy, egress_log), \
+            docker_layer.AgentContainer(ctx.engine, box_spec) as box:
+        box.start()
+        setup = box.exec(SETUP_COMMAND, limits.setup_seconds, log=attempt / "setup.log")
+        record.phases["setup"] = round(setup.seconds, 3)
+        if setup.timed_out or setup.exit_code != 0:
+            why = "timed out" if setup.timed_out else f"exited {setup.exit_code}"
+            raise M4AgentError(f"workspace setup {why} (see setup.log)")
+        context = AgentContext(instruction_file=f"{layout.WORKSPACE}/{layout.INSTRUCTION_NAME}",
+                               instruction=instruction, model=spec.model, options=options)
+        ran = box.exec(_agent_script(agent.command(context)), limits.agent_seconds,
+                       log=attempt / "trace.log", environment={"M4AGENT_INSTRUCTION": context.instruction_file})
+        record.phases["agent"] = round(ran.seconds, 3)
+        record.exit_code = ran.exit_code
+        if ran.truncated:
+            record.extra["trace_truncated"] = True
+        if not ran.timed_out and agent.collect_from_home:
+            started = time.monotonic()
+            copy = ["bash", "-c", f'mkdir -p {COLLECT_DIR}; for p in "$@"; do [ -e "$HOME/$p" ] && '
+                    f'cp -r --no-dereference "$HOME/$p" {COLLECT_DIR}/; done; true', "collect",
+                    *agent.collect_from_home]
+            collected = box.exec(copy, limits.collect_seconds, log=attempt / "collect.log")
+            record.phases["collect"] = round(time.monotonic() - started, 3)
+            if collected.timed_out:
+                record.extra["collect"] = "timed out"
+    _classify(ctx, spec, agent, attempt, workspace, ran.timed_out, ran.exit_code, record)
+
+
+def _classify(ctx: RunContext, spec: RunSpec, agent: Agent, attempt: Path, workspace: Path,
+              timed_out: bool, exit_code: int | None, record: AttemptRecord) -> None:
+    """Collect the output and decide the attempt's one outcome."""
+    database = workspace / layout.DATABASE_NAME
+    for leftover in (database, database.with_name(database.name + ".wal")):
+        if leftover.exists() and not leftover.is_symlink():
+            leftover.unlink()
+    output, why_not = _regular_output(workspace)
+    if output is not None:
+        shutil.copyfile(output, attempt / layout.OUTPUT_NAME, follow_symlinks=False)
+    record.has_output = output is not None
+    allowed, denied = integrity.egress_verdict(attempt / "egress.jsonl")
+    truth = None if agent.needs_solution else ctx.solutions.get(spec.task)
+    lint = integrity.lint_workspace(workspace, truth, ctx.host_paths(), list(ctx.secrets.values()))
+    record.violations = [{"rule": "egress", **event} for event in denied]
+    record.violations += [_violation_json(v) for v in lint]
+    if record.violations:
+        record.outcome = Outcome.POLICY_VIOLATION
+        record.reason = "; ".join(sorted({v["rule"] for v in record.violations}))
+    elif timed_out:
+        record.outcome, record.reason = Outcome.TIMEOUT, f"agent phase over {ctx.limits.agent_seconds:g} s"
+    elif exit_code != 0:
+        record.outcome, record.reason = Outcome.AGENT_ERROR, f"agent exited {exit_code}"
+    elif output is None:
+        record.outcome, record.reason = Outcome.NO_OUTPUT, why_not
+    else:
+        record.outcome, record.reason = Outcome.SCORED, ""
+
+
+def _violation_json(violation: Any) -> dict[str, Any]:
+    if isinstance(violation, dict):
+        return violation
+    if hasattr(violation, "__dataclass_fields__"):
+        from dataclasses import asdict
+
+        return asdict(violation)
+    return {"rule": str(violation)}
