@@ -1,0 +1,591 @@
+"""The one door out of an agent's container: an allowlist CONNECT proxy on a Unix socket.
+
+The agent's container runs with Docker network ``none``. The harness starts one
+``EgressProxy`` per run, listening on a Unix socket in a per-run folder that is
+bind-mounted into the container at ``layout.EGRESS_DIR``; inside, ``forwarder.py``
+relays ``127.0.0.1:layout.PROXY_PORT`` (where ``HTTPS_PROXY`` points) to that socket.
+Nothing else can leave the container, DNS included: the proxy resolves names itself.
+
+The proxy reads one HTTP request head per connection and decides:
+
+- ``CONNECT host:port`` that ``EgressPolicy`` allows: connect upstream (10 s timeout),
+  answer ``200 Connection established`` and relay bytes both ways until both sides
+  have closed, 300 s pass without a byte, or the proxy stops; ``502`` when the
+  upstream cannot be reached.
+- ``CONNECT`` to anything else: ``403``. Any other method (plain HTTP): ``403``.
+- A head that is not HTTP, not ASCII, has no valid target, or exceeds 16 KiB, or
+  that is not complete within 30 s: ``400``.
+
+Every decision is one JSON line in the run's egress log (see ``EgressLog`` for the
+fields). A connection that closes before sending a single byte asked for nothing and
+is not logged. The policy is one frozen object whose ``digest()`` goes into every run
+record; ``policy_for`` builds it from the provider hosts in ``model_hosts.toml``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import ipaddress
+import itertools
+import json
+import os
+import re
+import socket
+import stat
+import threading
+import time
+import tomllib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from m4agent.errors import M4AgentError
+from m4agent.harness.forwarder import relay
+
+MODEL_HOSTS_FILE = Path(__file__).with_name("model_hosts.toml")
+DEFAULT_PORTS: frozenset[int] = frozenset({443})
+MAX_HEAD_BYTES = 16 * 1024
+CONNECT_TIMEOUT_S = 10.0
+IDLE_TIMEOUT_S = 300.0
+HEAD_TIMEOUT_S = 30.0
+CLOSE_TIMEOUT_S = 5.0
+_TICK_S = 0.25
+_MAX_UNIX_PATH = 107  # sun_path is 108 bytes with the terminating NUL
+
+_LABEL = r"[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?"
+_HOSTNAME_RE = re.compile(rf"{_LABEL}(?:\.{_LABEL})*")
+_METHOD_RE = re.compile(r"[A-Z]{1,20}")
+_VERSION_RE = re.compile(r"HTTP/1\.[01]")
+
+
+# --------------------------------------------------------------------------- policy
+
+
+def normalize_host(text: str) -> str | None:
+    """The canonical form of a host name or IP literal (lower case, no trailing dot), or None.
+
+    IPv6 literals may come bracketed. Anything that is neither a DNS name nor an IP
+    address (spaces, slashes, user info, non-ASCII) gives None, so it can be neither
+    allowed nor logged verbatim.
+    """
+    host = text.strip().lower()
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    try:
+        return str(ipaddress.ip_address(host))
+    except ValueError:
+        pass
+    if host.endswith("."):
+        host = host[:-1]
+    if not host or len(host) > 253 or not _HOSTNAME_RE.fullmatch(host):
+        return None
+    return host
+
+
+def _require_host(text: str) -> str:
+    host = normalize_host(text)
+    if host is None:
+        raise M4AgentError(f"egress policy: {text!r} is not a host name or IP address; fix the allowlist")
+    return host
+
+
+def _require_suffix(text: str) -> str:
+    if not text.startswith(".") or normalize_host(text[1:]) is None:
+        raise M4AgentError(
+            f"egress policy: suffix {text!r} must be a dot followed by a domain (e.g. '.chatgpt.com'); "
+            "fix the allowlist"
+        )
+    return "." + _require_host(text[1:])
+
+
+def _require_port(value: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 65535:
+        raise M4AgentError(f"egress policy: port {value!r} is not a TCP port (1-65535); fix the allowlist")
+    return value
+
+
+@dataclass(frozen=True)
+class EgressPolicy:
+    """Which tunnels an agent may open: the whole network policy of a run, as one value.
+
+    ``hosts`` match exactly and ``suffixes`` (each starting with a dot) match any
+    subdomain, both on ``ports`` only (443 by default). ``extra`` holds exact
+    ``(host, port)`` pairs for local endpoints such as a model server on the host's
+    127.0.0.1; they ignore ``ports``. Values are normalised on construction, so two
+    policies that allow the same tunnels are equal and have the same ``digest()``.
+    """
+
+    hosts: frozenset[str] = frozenset()
+    suffixes: tuple[str, ...] = ()
+    ports: frozenset[int] = DEFAULT_PORTS
+    extra: tuple[tuple[str, int], ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "hosts", frozenset(_require_host(host) for host in self.hosts))
+        object.__setattr__(self, "suffixes", tuple(sorted({_require_suffix(s) for s in self.suffixes})))
+        object.__setattr__(self, "ports", frozenset(_require_port(port) for port in self.ports))
+        pairs = {(_require_host(host), _require_port(port)) for host, port in self.extra}
+        object.__setattr__(self, "extra", tuple(sorted(pairs)))
+
+    def decide(self, host: str, port: int) -> tuple[bool, str]:
+        """Whether a tunnel to ``host:port`` is allowed, and why, in a few words for the log."""
+        canonical = normalize_host(host)
+        if canonical is None:
+            return False, "not a host name or IP address"
+        if (canonical, port) in self.extra:
+            return True, "extra endpoint"
+        if canonical in self.hosts:
+            matched = "allowlisted host"
+        else:
+            suffix = next((s for s in self.suffixes if canonical.endswith(s)), None)
+            if suffix is None:
+                return False, "host not in allowlist"
+            matched = f"allowlisted suffix {suffix}"
+        if port not in self.ports:
+            return False, f"port {port} not allowed for {matched}"
+        return True, matched
+
+    def to_json(self) -> dict[str, Any]:
+        """The canonical JSON form (sorted lists), recorded in the campaign lock and hashed by ``digest``."""
+        return {
+            "hosts": sorted(self.hosts),
+            "suffixes": list(self.suffixes),
+            "ports": sorted(self.ports),
+            "extra": [[host, port] for host, port in self.extra],
+        }
+
+    def digest(self) -> str:
+        """sha256 (hex) of the canonical JSON: changes exactly when the allowed tunnels change."""
+        text = json.dumps(self.to_json(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class ProviderHosts:
+    """One provider's model hosts, as ``model_hosts.toml`` lists them."""
+
+    provider: str
+    hosts: tuple[str, ...]
+    suffixes: tuple[str, ...]
+
+
+def load_model_hosts(path: Path = MODEL_HOSTS_FILE) -> dict[str, ProviderHosts]:
+    """Read the provider -> hosts/suffixes table (by default the packaged ``model_hosts.toml``)."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise M4AgentError(f"cannot read the model host list {path}: {exc}; restore it from the package") from exc
+    table: dict[str, ProviderHosts] = {}
+    for provider, entry in data.items():
+        hosts = entry.get("hosts") if isinstance(entry, dict) else None
+        suffixes = entry.get("suffixes", []) if isinstance(entry, dict) else None
+        lists = [hosts, suffixes]
+        if not all(isinstance(items, list) and all(isinstance(item, str) for item in items) for items in lists):
+            raise M4AgentError(
+                f"{path}: provider [{provider}] needs `hosts` and `suffixes` as lists of strings; fix the file"
+            )
+        table[provider] = ProviderHosts(provider, tuple(hosts), tuple(suffixes))
+    return table
+
+
+def policy_for(
+    providers: Iterable[str],
+    extra: Iterable[tuple[str, int]] = (),
+    *,
+    ports: Iterable[int] = DEFAULT_PORTS,
+    hosts_file: Path = MODEL_HOSTS_FILE,
+) -> EgressPolicy:
+    """The policy allowing the model hosts of ``providers`` (names in ``model_hosts.toml``) plus ``extra``.
+
+    No providers and no extra gives a policy that allows nothing (the built-in agents).
+    """
+    table = load_model_hosts(hosts_file)
+    hosts: set[str] = set()
+    suffixes: set[str] = set()
+    for provider in providers:
+        if provider not in table:
+            known = ", ".join(sorted(table))
+            raise M4AgentError(f"no model hosts for provider {provider!r}; known providers: {known}")
+        hosts.update(table[provider].hosts)
+        suffixes.update(table[provider].suffixes)
+    return EgressPolicy(frozenset(hosts), tuple(suffixes), frozenset(ports), tuple(extra))
+
+
+# --------------------------------------------------------------------------- log
+
+
+class EgressLog:
+    """The run's egress log: one JSON object per line, appended under a lock and flushed per line.
+
+    Two kinds of line, told apart by ``event``:
+
+    - ``decision``, written when the proxy has answered a request: ``ts`` (ISO 8601,
+      UTC), ``conn`` (connection number within this proxy), ``method``, ``host``,
+      ``port`` (null when the head did not yield them), ``allowed`` (bool), ``status``
+      (the HTTP status answered) and ``reason``.
+    - ``close``, written when a tunnel ends: the same ``conn``, ``method``, ``host``,
+      ``port``, ``allowed: true``, plus ``bytes_up`` (agent to upstream),
+      ``bytes_down``, ``duration_s`` and ``reason`` (why it ended).
+
+    The decision is written before any tunnel byte flows, so a harness killed
+    mid-tunnel still leaves it. Request paths, headers and bodies are never written.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._lock = threading.Lock()
+        with self._lock:
+            path.touch(exist_ok=True)
+
+    def write(self, event: dict[str, Any]) -> None:
+        line = json.dumps({"ts": datetime.now(UTC).isoformat(timespec="milliseconds"), **event}, sort_keys=True)
+        with self._lock, open(self.path, "a", encoding="utf-8") as handle:
+            handle.write(line + "\n")
+            handle.flush()
+
+
+# --------------------------------------------------------------------------- request heads
+
+
+@dataclass(frozen=True)
+class _Request:
+    """What the proxy keeps of a request head: never more than the method and the target."""
+
+    method: str | None
+    host: str | None
+    port: int | None
+    problem: str | None = None  # set when the head is malformed (answered 400)
+
+
+def _split_authority(authority: str, default_port: int | None) -> tuple[str, int] | None:
+    """``host:port`` (IPv6 bracketed) as a normalised pair, or None when it is not one."""
+    if authority.startswith("["):
+        end = authority.find("]")
+        host_text, rest = authority[: end + 1], authority[end + 1 :]
+        if end < 0 or (rest and not rest.startswith(":")):
+            return None
+        port_text = rest[1:] if rest else ""
+    else:
+        host_text, sep, port_text = authority.rpartition(":")
+        if not sep:
+            host_text, port_text = authority, ""
+    if not port_text:
+        if default_port is None:
+            return None
+        port = default_port
+    elif port_text.isascii() and port_text.isdigit() and len(port_text) <= 5 and 1 <= int(port_text) <= 65535:
+        port = int(port_text)
+    else:
+        return None
+    host = normalize_host(host_text)
+    return None if host is None else (host, port)
+
+
+def _plain_http_target(target: str, header_lines: list[str]) -> tuple[str, int] | None:
+    """Host and port a plain-HTTP request aims at: from an absolute URI, else the Host header."""
+    scheme, sep, remainder = target.partition("://")
+    if sep and scheme.lower() in ("http", "https"):
+        authority = remainder.split("/", 1)[0].split("?", 1)[0].rpartition("@")[2]  # drop user info
+        return _split_authority(authority, 443 if scheme.lower() == "https" else 80)
+    for line in header_lines:
+        name, colon, value = line.partition(":")
+        if colon and name.strip().lower() == "host":
+            return _split_authority(value.strip(), 80)
+    return None
+
+
+def parse_head(head: bytes) -> _Request:
+    """Parse a request head (without its blank line) into the method and target, or say what is wrong."""
+    try:
+        text = head.decode("ascii")
+    except UnicodeDecodeError:
+        return _Request(None, None, None, "request head is not ASCII")
+    lines = text.split("\r\n")
+    parts = lines[0].split(" ")
+    if len(parts) != 3 or not _METHOD_RE.fullmatch(parts[0]) or not _VERSION_RE.fullmatch(parts[2]):
+        return _Request(None, None, None, "malformed request line")
+    method, target = parts[0], parts[1]
+    if method == "CONNECT":
+        pair = _split_authority(target, None)
+        if pair is None:
+            return _Request(method, None, None, "CONNECT target is not host:port")
+        return _Request(method, *pair)
+    pair = _plain_http_target(target, lines[1:])
+    return _Request(method, *(pair or (None, None)))
+
+
+# --------------------------------------------------------------------------- proxy
+
+
+_STATUS_TEXT = {200: "Connection established", 400: "Bad Request", 403: "Forbidden", 502: "Bad Gateway"}
+
+
+def _respond(sock: socket.socket, status: int, reason: str) -> None:
+    """Send a short HTTP answer; a refusal carries the proxy's reason so the agent can see why."""
+    if status == 200:
+        payload = f"HTTP/1.1 200 {_STATUS_TEXT[200]}\r\n\r\n".encode("ascii")
+    else:
+        body = f"m4agent egress proxy: {reason}\n".encode("ascii", "replace")
+        head = (
+            f"HTTP/1.1 {status} {_STATUS_TEXT[status]}\r\nContent-Type: text/plain; charset=utf-8\r\n"
+            f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+        )
+        payload = head.encode("ascii") + body
+    try:
+        sock.sendall(payload)
+    except OSError:
+        pass
+
+
+def _close_quietly(sock: socket.socket) -> None:
+    try:
+        sock.close()
+    except OSError:
+        pass
+
+
+class EgressProxy:
+    """The allowlist proxy of one run, serving on ``socket_path`` until ``close()``.
+
+    Use it as a context manager (``with EgressProxy(...) as proxy:``) or call
+    ``start()``/``close()``. The socket's folder must exist (the caller makes it and
+    bind-mounts it; the container's user needs search permission on it); the socket
+    file itself is made mode 0666 so the container's non-root user can connect. A
+    stale socket at the path is replaced; any other file there is an error.
+    """
+
+    def __init__(
+        self,
+        socket_path: Path,
+        policy: EgressPolicy,
+        log_path: Path,
+        *,
+        connect_timeout: float = CONNECT_TIMEOUT_S,
+        idle_timeout: float = IDLE_TIMEOUT_S,
+        head_timeout: float = HEAD_TIMEOUT_S,
+    ) -> None:
+        self.socket_path = Path(socket_path)
+        self.policy = policy
+        self.log = EgressLog(Path(log_path))
+        self.connect_timeout = connect_timeout
+        self.idle_timeout = idle_timeout
+        self.head_timeout = head_timeout
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._workers: set[threading.Thread] = set()
+        self._counter = itertools.count(1)
+        self._listener: socket.socket | None = None
+        self._socket_inode: int | None = None
+        self._acceptor: threading.Thread | None = None
+
+    # ---- lifecycle
+
+    def __enter__(self) -> EgressProxy:
+        return self.start()
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def start(self) -> EgressProxy:
+        """Bind the socket (mode 0666) and serve in a background thread."""
+        if self._acceptor is not None:
+            raise M4AgentError("this egress proxy was already started; make a new one per run")
+        path = self.socket_path
+        if not path.parent.is_dir():
+            raise M4AgentError(f"egress socket folder {path.parent} does not exist; create it before the proxy")
+        if len(os.fsencode(path)) > _MAX_UNIX_PATH:
+            raise M4AgentError(
+                f"egress socket path {path} is longer than {_MAX_UNIX_PATH} bytes, the Unix socket limit; "
+                "use a shorter run folder (e.g. under /tmp)"
+            )
+        try:
+            existing = path.lstat()
+        except FileNotFoundError:
+            existing = None
+        if existing is not None:
+            if not stat.S_ISSOCK(existing.st_mode):
+                raise M4AgentError(f"{path} exists and is not a socket; remove it or choose another run folder")
+            path.unlink()
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            listener.bind(str(path))
+            os.chmod(path, 0o666)
+            listener.listen(64)
+        except OSError as exc:
+            listener.close()
+            raise M4AgentError(f"cannot listen on egress socket {path}: {exc}") from exc
+        listener.settimeout(_TICK_S)
+        self._listener = listener
+        self._socket_inode = path.lstat().st_ino
+        self._acceptor = threading.Thread(target=self._accept_loop, name="m4agent-egress-accept", daemon=True)
+        self._acceptor.start()
+        return self
+
+    def close(self, timeout: float = CLOSE_TIMEOUT_S) -> None:
+        """Stop accepting, end every tunnel, remove the socket file and join the threads.
+
+        Waits at most about ``timeout`` seconds in total; a thread still blocked after
+        that (an upstream connect that has not timed out yet) is a daemon thread and
+        ends on its own. Safe to call twice.
+        """
+        if self._acceptor is None or self._stop.is_set():
+            return
+        deadline = time.monotonic() + timeout
+        self._stop.set()
+        self._acceptor.join(max(0.0, deadline - time.monotonic()))
+        if self._listener is not None:
+            _close_quietly(self._listener)
+        try:
+            if self.socket_path.lstat().st_ino == self._socket_inode:
+                self.socket_path.unlink()
+        except FileNotFoundError:
+            pass
+        with self._lock:
+            workers = list(self._workers)
+        for worker in workers:
+            worker.join(max(0.0, deadline - time.monotonic()))
+
+    @property
+    def running(self) -> bool:
+        """Whether the accept loop or any connection thread is still alive."""
+        with self._lock:
+            workers = list(self._workers)
+        alive = self._acceptor is not None and self._acceptor.is_alive()
+        return alive or any(worker.is_alive() for worker in workers)
+
+    # ---- serving
+
+    def _accept_loop(self) -> None:
+        assert self._listener is not None
+        while not self._stop.is_set():
+            try:
+                client, _peer = self._listener.accept()
+            except TimeoutError:
+                continue
+            except OSError:
+                if self._stop.is_set():
+                    break
+                time.sleep(_TICK_S)  # out of descriptors or a transient error: keep serving
+                continue
+            conn = next(self._counter)
+            worker = threading.Thread(
+                target=self._serve, args=(client, conn), name=f"m4agent-egress-{conn}", daemon=True
+            )
+            with self._lock:
+                self._workers.add(worker)
+            worker.start()
+
+    def _serve(self, client: socket.socket, conn: int) -> None:
+        try:
+            client.settimeout(_TICK_S)
+            head, rest, problem = self._read_head(client)
+            if problem is not None:
+                self._refuse(client, conn, _Request(None, None, None), 400, problem)
+            elif head is not None:
+                request = parse_head(head)
+                if request.problem is not None:
+                    self._refuse(client, conn, request, 400, request.problem)
+                elif request.method != "CONNECT":
+                    self._refuse(client, conn, request, 403, "plain HTTP refused; only CONNECT tunnels are allowed")
+                else:
+                    self._tunnel(client, conn, request, rest)
+        except OSError:
+            pass
+        finally:
+            _close_quietly(client)
+            with self._lock:
+                self._workers.discard(threading.current_thread())
+
+    def _read_head(self, client: socket.socket) -> tuple[bytes | None, bytes, str | None]:
+        """Read up to the blank line ending the head: ``(head, bytes after it, problem)``.
+
+        ``(None, b"", None)`` when the client closed before sending anything, or the
+        proxy is stopping: no request was made, nothing is logged.
+        """
+        buffer = b""
+        started = time.monotonic()
+        while not self._stop.is_set():
+            end = buffer.find(b"\r\n\r\n")
+            if end >= 0:
+                if end + 4 > MAX_HEAD_BYTES:
+                    return None, b"", "request head over 16 KiB"
+                return buffer[:end], buffer[end + 4 :], None
+            if len(buffer) > MAX_HEAD_BYTES:
+                return None, b"", "request head over 16 KiB"
+            if time.monotonic() - started > self.head_timeout:
+                return None, b"", "request head incomplete after the head timeout"
+            try:
+                chunk = client.recv(4096)
+            except TimeoutError:
+                continue
+            if not chunk:
+                return (None, b"", None) if not buffer else (None, b"", "connection closed inside the request head")
+            buffer += chunk
+        return None, b"", None  # stopping: a head cut short at shutdown asked for nothing yet
+
+    def _refuse(self, client: socket.socket, conn: int, request: _Request, status: int, reason: str) -> None:
+        self._log_decision(conn, request, allowed=False, status=status, reason=reason)
+        _respond(client, status, reason)
+
+    def _log_decision(self, conn: int, request: _Request, *, allowed: bool, status: int, reason: str) -> None:
+        self.log.write(
+            {
+                "event": "decision",
+                "conn": conn,
+                "method": request.method,
+                "host": request.host,
+                "port": request.port,
+                "allowed": allowed,
+                "status": status,
+                "reason": reason,
+            }
+        )
+
+    def _tunnel(self, client: socket.socket, conn: int, request: _Request, early: bytes) -> None:
+        assert request.host is not None and request.port is not None
+        allowed, reason = self.policy.decide(request.host, request.port)
+        if not allowed:
+            self._refuse(client, conn, request, 403, reason)
+            return
+        try:
+            upstream = socket.create_connection((request.host, request.port), timeout=self.connect_timeout)
+        except OSError as exc:
+            detail = exc.strerror or type(exc).__name__
+            self._log_decision(conn, request, allowed=True, status=502, reason=f"{reason}; upstream unreachable: {detail}")
+            _respond(client, 502, f"upstream unreachable: {detail}")
+            return
+        started = time.monotonic()
+        bytes_up = bytes_down = 0
+        why = "closed"
+        try:
+            self._log_decision(conn, request, allowed=True, status=200, reason=reason)
+            _respond(client, 200, reason)
+            if early:  # bytes the client sent right behind the head (e.g. a TLS hello)
+                upstream.sendall(early)
+                bytes_up += len(early)
+            up, down, why = relay(client, upstream, idle_timeout=self.idle_timeout, stop=self._stop, tick=_TICK_S)
+            bytes_up += up
+            bytes_down += down
+        except OSError:
+            why = "reset"
+        finally:
+            _close_quietly(upstream)
+            self.log.write(
+                {
+                    "event": "close",
+                    "conn": conn,
+                    "method": request.method,
+                    "host": request.host,
+                    "port": request.port,
+                    "allowed": True,
+                    "reason": why,
+                    "bytes_up": bytes_up,
+                    "bytes_down": bytes_down,
+                    "duration_s": round(time.monotonic() - started, 3),
+                }
+            )
