@@ -2,16 +2,16 @@
 
 One table, ``CONDITIONS``, states each condition (M4Bench's ``run.py`` conditions):
 
-================== ============================================ ====================
-condition          skills placed in the agent's skills folder    instruction
-================== ============================================ ====================
-no-skill           none                                          task text
-with-skill         the task's ``skills/*``                       task text
-with-skill-all     every task's ``skills/*``, one per name        task text
-with-skill-decoy   the task's ``skills-decoy/*``                  task text
-with-skill-rawsql  the task's ``skills-rawsql/*``                 task text
-operational-spec   none                                          + the specification
-================== ============================================ ====================
+=================  ====================================  ==========================
+condition          skills placed in the skills folder    instruction
+=================  ====================================  ==========================
+no-skill           none                                  task text
+with-skill         the task's ``skills/*``               task text
+with-skill-all     every task's ``skills/*``, by name    task text
+with-skill-decoy   the task's ``skills-decoy/*``         task text
+with-skill-rawsql  the task's ``skills-rawsql/*``        task text
+operational-spec   none                                  + the specification
+=================  ====================================  ==========================
 
 Everything fails closed: a condition whose content is missing or empty raises
 ``M4AgentError`` naming the task and what is missing, never runs as a weaker
@@ -19,12 +19,17 @@ condition. Only regular files are placed; a link or special file in a skills fol
 is refused, so nothing outside the task tree can reach an agent.
 
 ``with-skill-all`` takes the skill folders of every task in M4Bench's order (task
-folders sorted by path: family, then task) and keeps the first folder of each name.
-M4Bench's own tree has one name whose folders differ (``sofa-score``: the
-``mimic-sofa-24h`` copy names derived tables, the raw tasks' copies do not); the
-order picks M4Bench's choice, and ``skill_name_conflicts`` names every such case so
-a campaign can record it. ``skills_digest`` hashes exactly what ``place_skills``
-would write, for run keys and the campaign lock file.
+folders sorted by path: family, then task) and keeps the first folder of each name,
+as M4Bench does. In M4Bench's own tree eight names have folders that differ between
+tasks (a standard task's copy may point at derived tables its raw twin's copy does
+not; the eICU and MIMIC-IV copies of ``gcs-calculation`` and ``oasis-score``
+differ), so which copy an agent sees follows from that order: ``mimic-sofa-24h``
+gets ``mimic-sepsis3-raw``'s ``sofa-score``, the MIMIC-IV OASIS tasks get
+``eicu-oasis``'s ``oasis-score``. ``skill_name_conflicts`` names every such case so
+a campaign can record it.
+
+``skills_digest`` hashes exactly what ``place_skills`` would write, for run keys and
+the campaign lock file.
 """
 
 from __future__ import annotations
