@@ -384,7 +384,7 @@ class EgressProxy:
     # ---- lifecycle
 
     def __enter__(self) -> EgressProxy:
-        return self.start()
+        return self if self._acceptor is not None else self.start()
 
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
