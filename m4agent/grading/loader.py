@@ -39,20 +39,22 @@ read again by DuckDB's CSV reader, which pads short rows and words the reason.
 
 from __future__ import annotations
 
-import csv
+import mmap
 import os
 import shutil
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
+from m4agent.grading import csv_syntax, run_files
 from m4agent.registry import Task
 
 SCHEMA = "agent_outputs"
@@ -92,20 +94,6 @@ class UnreadableOutput(Exception):
     """The CSV cannot be read the way M4Bench reads it; the message is the reason."""
 
 
-def _header(path: Path) -> list[str]:
-    """The first non-blank CSV record, BOM dropped; raises when there is none."""
-    try:
-        with path.open("r", encoding="utf-8-sig", newline="") as handle:
-            for record in csv.reader(handle):
-                if record and any(field != "" for field in record):
-                    return record
-                if len(record) > 1:
-                    return record
-    except UnicodeDecodeError as exc:
-        raise UnreadableOutput(f"not UTF-8: invalid byte in the header at offset {exc.start}") from None
-    raise UnreadableOutput("no columns to parse from file (empty or blank)")
-
-
 def pandas_column_names(header: Sequence[str]) -> list[str]:
     """Header names as pandas' C reader names them: blanks become ``Unnamed: i``; a repeated
     name gets the first free ``.n`` suffix, skipping names that appear elsewhere in the header."""
@@ -131,27 +119,15 @@ def _literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
+def literal_path(path: Path) -> str:
+    """``path`` as a DuckDB file argument that matches only itself: DuckDB's readers take ``*``, ``?``
+    and ``[...]`` as patterns, so each such character (and the braces) is put in a class of its own."""
+    return "".join(f"[{char}]" if char in "*?[]{}" else char for char in str(path))
+
+
 def slot_columns(task: Task) -> list[str]:
     """The task's graded columns in slot order: key columns, then scored columns."""
     return list(dict.fromkeys([*task.key_columns, *task.scored_columns]))
-
-
-def _read_header(run: Run) -> list[str]:
-    """The file's header as pandas names it; raises UnreadableOutput."""
-    if run.output_path.stat().st_size == 0:
-        raise UnreadableOutput("no columns to parse from file (empty file)")
-    return pandas_column_names(_header(run.output_path))
-
-
-def _present(run: Run, header: Sequence[str]) -> list[str]:
-    """The task's graded columns the file has, in slot order."""
-    return [name for name in slot_columns(run.task) if name in header]
-
-
-def _first_line_is_header(path: Path) -> bool:
-    with path.open("rb") as handle:
-        first = handle.readline().removeprefix(b"\xef\xbb\xbf")
-    return first.strip(b"\r\n") != b""
 
 
 def _slot_batch(columns: dict[str, pa.Array], rows: int, run: Run, width: int) -> pa.RecordBatch:
@@ -161,54 +137,121 @@ def _slot_batch(columns: dict[str, pa.Array], rows: int, run: Run, width: int) -
 
 
 LOAD_THREADS = min(4, os.cpu_count() or 1)
-STREAM_ABOVE_BYTES = 256 << 20  # larger CSVs are streamed block by block (bounded memory)
+STREAM_ABOVE_BYTES = 256 << 20  # larger CSVs are mapped and streamed block by block (bounded memory)
+MAX_HEADER_FIELDS = 100_000  # a header with more fields is not read (pandas would try)
 
 
-def _arrow_batches(run: Run, header: list[str], present: list[str], width: int):
-    """Read the CSV with Arrow (every cell text, only empty cells missing); raises pa.ArrowInvalid."""
-    def options(newlines_in_values: bool, check_utf8: bool = True) -> dict:
-        return {
-            "read_options": pa_csv.ReadOptions(column_names=header, skip_rows=1, block_size=1 << 24),
-            "parse_options": pa_csv.ParseOptions(newlines_in_values=newlines_in_values),
-            "convert_options": pa_csv.ConvertOptions(
-                column_types={name: pa.string() for name in header}, include_columns=present or header[:1],
-                strings_can_be_null=True, quoted_strings_can_be_null=True, null_values=[""], check_utf8=check_utf8,
-            ),
-        }
+@dataclass
+class _Layout:
+    """A readable CSV: its bytes, its header as pandas names it, where its data starts, the internal
+    column names readers use (positional: ``i<n>`` for the index fields, ``c<n>`` for the header's),
+    and the task's graded columns it has, by internal name."""
 
-    if run.output_path.stat().st_size > STREAM_ABOVE_BYTES:
-        batches = pa_csv.open_csv(run.output_path, **options(newlines_in_values=True))
+    data: bytes | mmap.mmap
+    header: list[str]
+    data_offset: int
+    names: list[str]
+    present: dict[str, str]
+    has_quotes: bool
+    has_nul: bool
+
+
+def _layout(data: bytes | mmap.mmap, run: Run) -> _Layout:
+    """Where the header and data are (csv_syntax); raises UnreadableOutput."""
+    try:
+        line_end = data.find(b"\n", 0, csv_syntax.HEADER_LIMIT)
+        if data[:line_end if line_end >= 0 else csv_syntax.HEADER_LIMIT].count(b",") >= MAX_HEADER_FIELDS:
+            raise csv_syntax.CsvSyntaxError(f"the header has more than {MAX_HEADER_FIELDS} fields; it is not read")
+        preamble = csv_syntax.read_preamble(data)
+        quote_problem = csv_syntax.unclosed_quote(data, preamble.data_offset)
+    except csv_syntax.CsvSyntaxError as exc:
+        raise UnreadableOutput(str(exc)) from None
+    if quote_problem:
+        raise UnreadableOutput(quote_problem)
+    header = pandas_column_names(preamble.header)
+    names = [f"i{position}" for position in range(preamble.index_columns)]
+    names += [f"c{position}" for position in range(len(header))]
+    by_name = {name: f"c{position}" for position, name in enumerate(header)}
+    present = {name: by_name[name] for name in slot_columns(run.task) if name in by_name}
+    return _Layout(data, header, preamble.data_offset, names, present,
+                   data.find(b'"', preamble.data_offset) >= 0, csv_syntax.has_nul(data, preamble.data_offset))
+
+
+def _cut_at_nul(column: pa.Array) -> pa.Array:
+    """Each value up to its first NUL byte, an emptied value missing (pandas 2.3.1, csv_syntax)."""
+    if not pc.any(pc.match_substring(column, "\x00")).as_py():
+        return column
+    cut = pc.list_element(pc.split_pattern(column, "\x00", max_splits=1), 0)
+    return pc.if_else(pc.equal(cut, ""), pa.scalar(None, pa.string()), cut)
+
+
+def _slots(layout: _Layout, columns: dict[str, pa.Array], rows: int, run: Run, width: int) -> pa.RecordBatch:
+    """The graded columns of one block of rows (by internal name) in slot order."""
+    by_name = {name: columns[internal] for name, internal in layout.present.items()}
+    if layout.has_nul:
+        by_name = {name: _cut_at_nul(column) for name, column in by_name.items()}
+    return _slot_batch(by_name, rows, run, width)
+
+
+def _arrow_batches(layout: _Layout, run: Run, width: int) -> Iterator[pa.RecordBatch]:
+    """Read the data with Arrow (every cell text, only empty cells missing); raises pa.ArrowInvalid."""
+    kept = list(layout.present.values()) or layout.names[:1]
+    is_ascii = isinstance(layout.data, bytes) and layout.data.isascii()
+    read = {
+        "read_options": pa_csv.ReadOptions(column_names=layout.names, block_size=1 << 24),
+        # A newline inside a value needs quotes around it: data without '"' has none, and Arrow
+        # splits it into blocks at any newline, a third faster than tracking quotes.
+        "parse_options": pa_csv.ParseOptions(newlines_in_values=layout.has_quotes),
+        "convert_options": pa_csv.ConvertOptions(
+            column_types={name: pa.string() for name in layout.names}, include_columns=kept,
+            strings_can_be_null=True, quoted_strings_can_be_null=True, null_values=[""],
+            check_utf8=not is_ascii,  # plain ASCII is valid UTF-8: Arrow's check of every cell is skipped
+        ),
+    }
+    source = pa.BufferReader(pa.py_buffer(layout.data).slice(layout.data_offset))
+    if len(layout.data) > STREAM_ABOVE_BYTES:
+        batches: Iterable[pa.RecordBatch] = pa_csv.open_csv(source, **read)
     else:  # whole file at once: Arrow parses its blocks on several threads
-        data = run.output_path.read_bytes()
-        # A newline inside a value needs quotes around it: a file without '"' has none, and
-        # Arrow splits it into blocks at any newline, a third faster than tracking quotes.
-        # Plain ASCII is valid UTF-8: Arrow's check of every cell is then skipped.
-        batches = pa_csv.read_csv(pa.BufferReader(data), **options(newlines_in_values=b'"' in data,
-                                                                   check_utf8=not data.isascii())).to_batches()
+        batches = pa_csv.read_csv(source, **read).to_batches()
     for batch in batches:
-        yield _slot_batch({name: batch.column(name) for name in present}, batch.num_rows, run, width)
+        yield _slots(layout, {name: batch.column(name) for name in kept}, batch.num_rows, run, width)
 
 
-def _duckdb_batch(con: duckdb.DuckDBPyConnection, run: Run, header: list[str], present: list[str],
+_BEYOND = "_m4_beyond_header"
+
+
+def _duckdb_batch(con: duckdb.DuckDBPyConnection, layout: _Layout, copy: Path, run: Run,
                   width: int) -> pa.RecordBatch:
-    """Read the CSV with DuckDB (pads short rows as pandas does); raises UnreadableOutput."""
-    kept_columns = ", ".join(f"NULLIF({_quote(name)}, '') AS {_quote(name)}" for name in present) or "1 AS _m4_row"
+    """Read the data (copied to ``copy``, a name of our own) with DuckDB: it pads short rows as pandas
+    does and words the reason; raises UnreadableOutput."""
+    kept = list(layout.present.values())
+    selected = ", ".join(f"NULLIF({name}, '') AS {name}" for name in kept) or "1 AS _m4_row"
+    # DuckDB reads a record with one empty field too many as if it had none; a column beyond the
+    # header's, NULL only when padded (empty fields are read as '', not as NULL), shows such a record
+    columns = "{" + ", ".join(f"{_literal(name)}: 'VARCHAR'" for name in [*layout.names, _BEYOND]) + "}"
+    first, second = [*layout.names, _BEYOND][:2]
     try:
         table = con.sql(
-            f"SELECT {kept_columns} FROM read_csv(?, header = true, "
+            f"SELECT {selected}, {_BEYOND} IS NOT NULL AS {_BEYOND} FROM read_csv(?, header = false, "
             "all_varchar = true, delim = ',', quote = '\"', escape = '\"', null_padding = true, "
-            "parallel = false, auto_detect = false, columns = $cols)".replace("$cols", _columns_struct(header)),
-            params=[str(run.output_path)],
+            "parallel = false, auto_detect = false, nullstr = '\x01', "
+            f"max_line_size = {max(2 << 20, len(layout.data) + 1)}, columns = {columns}) "
+            # pandas skips a line of spaces and tabs; DuckDB reads it as a record of one field, padded
+            f"WHERE NOT (regexp_full_match({first}, '[ \t]+') AND {second} IS NULL)",
+            params=[literal_path(copy)],
         ).to_arrow_table()
     except duckdb.Error as exc:
         lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
         if any("Invalid unicode" in line for line in lines):
             where = next((line for line in lines if line.startswith("CSV Error on Line")), "")
             raise UnreadableOutput(f"not UTF-8: invalid byte sequence ({where})") from None
-        kept = [line for line in lines[:4] if not line.startswith(("Possible fixes", "*", "Original Line"))]
-        raise UnreadableOutput("CSV parse error: " + " ".join(kept or [type(exc).__name__])) from None
-    columns = {name: table.column(name).combine_chunks() for name in present}
-    return _slot_batch(columns, table.num_rows, run, width)
+        kept_lines = [line for line in lines[:4] if not line.startswith(("Possible fixes", "*", "Original Line"))]
+        raise UnreadableOutput("CSV parse error: " + " ".join(kept_lines or [type(exc).__name__])) from None
+    too_long = pc.index(table.column(_BEYOND), True).as_py()
+    if too_long >= 0:
+        raise UnreadableOutput(f"CSV parse error: Expected Number of Columns: {len(layout.names)} Found: "
+                               f"{len(layout.names) + 1} (data row {too_long + 1})")
+    return _slots(layout, {name: table.column(name).combine_chunks() for name in kept}, table.num_rows, run, width)
 
 
 def _write_run(path: Path, batches: Iterable[pa.RecordBatch], width: int) -> int:
@@ -231,49 +274,80 @@ def _write_run(path: Path, batches: Iterable[pa.RecordBatch], width: int) -> int
     return rows
 
 
-_NEEDS_DUCKDB = "needs DuckDB"
-
-
 def _run_file(rows_dir: Path, run: Run, run_number: int) -> Path:
     """``rows_dir/task=<task>/run_number=<n>/rows.parquet`` (hive partitions: a filter on the task
     or the run reads only the matching files)."""
     return rows_dir / f"task={run.task.name}" / f"run_number={run_number}" / "rows.parquet"
 
 
-def _load_with_arrow(rows_dir: Path, run: Run, run_number: int,
-                     width: int) -> tuple[bool, str | None, int | None, list[str] | None]:
-    """Write one CSV's rows to its run's Parquet file (_run_file); (exists, why unreadable, rows, header).
+def _data_copy(rows_dir: Path, run_number: int) -> Path:
+    """Where the data of a CSV Arrow refuses is copied for DuckDB: a name of our own, beside the
+    run files (outside their ``*/*/*.parquet`` pattern), removed once read."""
+    return rows_dir / "csv" / f"{run_number}.csv"
 
-    The reason is ``_NEEDS_DUCKDB`` when Arrow refuses the file (see _load_with_duckdb)."""
-    if not run.output_path.is_file():
-        return False, f"output file not found: {run.output_path}", None, None
+
+@dataclass
+class _Outcome:
+    """One run's load: whether the file exists, why it cannot be read, its rows and header; with
+    ``fallback``, the CSV Arrow refused, its data copied for DuckDB."""
+
+    exists: bool
+    error: str | None = None
+    rows: int | None = None
+    header: list[str] | None = None
+    fallback: _Layout | None = None
+
+
+def _read_output(run: Run) -> tuple[bytes | mmap.mmap, int]:
+    """The output's bytes (mapped above STREAM_ABOVE_BYTES), opened as run_files opens a run's file."""
+    handle, size = run_files.open_in_folder(run.output_path.parent, run.output_path.name)
+    with handle:
+        if size == 0:
+            raise UnreadableOutput("no columns to parse from file (empty file)")
+        if size > STREAM_ABOVE_BYTES:
+            return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ), size
+        return handle.read(), size
+
+
+def _load_with_arrow(rows_dir: Path, run: Run, run_number: int, width: int) -> _Outcome:
+    """Write one CSV's rows to its run's Parquet file (_run_file), or say why it cannot be read, or
+    hand it to DuckDB (``fallback``, see _load_with_duckdb). Never raises: any error is the run's."""
     try:
-        header = _read_header(run)
-    except UnreadableOutput as exc:
-        return True, str(exc), None, None
-    if not _first_line_is_header(run.output_path):
-        return True, _NEEDS_DUCKDB, None, header
-    try:
-        rows = _write_run(_run_file(rows_dir, run, run_number),
-                          _arrow_batches(run, header, _present(run, header), width), width)
-    except (pa.ArrowInvalid, UnicodeDecodeError):
-        return True, _NEEDS_DUCKDB, None, header
-    return True, None, rows, header
+        try:
+            data, _ = _read_output(run)
+        except run_files.MissingFile:
+            return _Outcome(False, f"output file not found: {run.output_path}")
+        layout = _layout(data, run)
+        try:
+            rows = _write_run(_run_file(rows_dir, run, run_number), _arrow_batches(layout, run, width), width)
+        except (pa.ArrowInvalid, UnicodeDecodeError):
+            copy = _data_copy(rows_dir, run_number)
+            copy.parent.mkdir(parents=True, exist_ok=True)
+            with copy.open("wb") as out:
+                out.write(memoryview(layout.data)[layout.data_offset:])
+            return _Outcome(True, header=layout.header, fallback=layout)
+        return _Outcome(True, rows=rows, header=layout.header)
+    except (UnreadableOutput, run_files.UnsafeFile) as exc:
+        return _Outcome(True, str(exc))
+    except Exception as exc:  # noqa: BLE001 - a hostile file must not stop the batch
+        return _Outcome(True, f"cannot read {run.output_path.name}: {type(exc).__name__}: {exc}")
 
 
 def _load_with_duckdb(con: duckdb.DuckDBPyConnection, rows_dir: Path, run: Run, run_number: int, width: int,
-                      header: list[str]) -> tuple[bool, str | None, int | None, list[str] | None]:
-    """DuckDB's reader for the files Arrow refuses (header already read): it pads short rows as
-    pandas does, and words the reason."""
+                      layout: _Layout) -> _Outcome:
+    """DuckDB's reader for the files Arrow refuses: it pads short rows as pandas does, and words the
+    reason. Never raises: any error is the run's."""
+    copy = _data_copy(rows_dir, run_number)
     try:
-        batch = _duckdb_batch(con, run, header, _present(run, header), width)
+        batch = _duckdb_batch(con, layout, copy, run, width)
+        return _Outcome(True, rows=_write_run(_run_file(rows_dir, run, run_number), [batch], width),
+                        header=layout.header)
     except UnreadableOutput as exc:
-        return True, str(exc), None, None
-    return True, None, _write_run(_run_file(rows_dir, run, run_number), [batch], width), header
-
-
-def _columns_struct(header: Sequence[str]) -> str:
-    return "{" + ", ".join(f"{_literal(name)}: 'VARCHAR'" for name in header) + "}"
+        return _Outcome(True, str(exc))
+    except Exception as exc:  # noqa: BLE001 - a hostile file must not stop the batch
+        return _Outcome(True, f"cannot read {run.output_path.name}: {type(exc).__name__}: {exc}")
+    finally:
+        copy.unlink(missing_ok=True)
 
 
 def _insert_rows(con: duckdb.DuckDBPyConnection, table: str, rows: Sequence[tuple], chunk: int = 500) -> None:
@@ -340,10 +414,11 @@ def load_runs(con: duckdb.DuckDBPyConnection, runs: Sequence[Run], rows_dir: Pat
                                enumerate(runs, start=1)))
     files = []
     for run_number, (run, outcome) in enumerate(zip(runs, loaded, strict=True), start=1):
-        if outcome[1] == _NEEDS_DUCKDB:
-            outcome = _load_with_duckdb(con, partial, run, run_number, width, header=outcome[3])
-        exists, error, rows, header = outcome
-        files.append((run.run_id, run_number, run.task.name, str(run.output_path), exists, error, rows, header))
+        if outcome.fallback is not None:
+            outcome = _load_with_duckdb(con, partial, run, run_number, width, outcome.fallback)
+        files.append((run.run_id, run_number, run.task.name, str(run.output_path), outcome.exists, outcome.error,
+                      outcome.rows, outcome.header))
+    shutil.rmtree(partial / "csv", ignore_errors=True)
     if not any(partial.glob("*/*/*.parquet")):  # the view needs a file, even for a batch without rows
         placeholder = partial / "task=~none" / "run_number=0"
         placeholder.mkdir(parents=True)
@@ -351,7 +426,8 @@ def load_runs(con: duckdb.DuckDBPyConnection, runs: Sequence[Run], rows_dir: Pat
             pass
     _replace_folder(rows_dir, partial)
     _insert_rows(con, "output_files", files)
-    pattern = _literal(str(rows_dir.resolve() / "*" / "*" / "*.parquet"))
+    # the run files' pattern; the folder itself is matched literally whatever characters it has
+    pattern = _literal(literal_path(rows_dir.resolve()) + "/*/*/*.parquet")
     columns = ", ".join(f"column_{slot}" for slot in range(1, width + 1))
     # row_number: the row's position in its run's file (written in CSV order), 1-based
     con.execute(f"CREATE OR REPLACE VIEW {SCHEMA}.output_rows AS "
