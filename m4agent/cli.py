@@ -5,6 +5,9 @@
     m4agent reference build            dbt build of mimiciv_derived and the references
     m4agent tasks list|show            the 28 benchmark tasks
     m4agent grade TASK OUTPUT.csv      score an agent's CSV (or --results-root DIR for a campaign)
+    m4agent run TASK --agent A         one task, one agent, in a locked container, graded
+    m4agent campaign plan|run|status   a matrix of runs, crash-safe, graded as they finish
+    m4agent doctor                     Docker, the agent image, data, disk, clock
 """
 
 from __future__ import annotations
@@ -41,6 +44,12 @@ app.add_typer(reference_app, name="reference")
 tasks_app = typer.Typer(help="The 28 M4Bench tasks: columns, thresholds, drop lists and reference models.",
                         no_args_is_help=True)
 app.add_typer(tasks_app, name="tasks")
+
+from m4agent.harness.cli import campaign_app, doctor, run_one  # noqa: E402  (wiring only)
+
+app.add_typer(campaign_app, name="campaign")
+app.command("run")(run_one)
+app.command("doctor")(doctor)
 
 DataDir = Annotated[
     Path | None,

@@ -31,6 +31,7 @@ import os
 import queue
 import shutil
 import subprocess
+import tempfile
 import threading
 import time
 import uuid
@@ -44,6 +45,7 @@ from typing import Any
 from m4agent.errors import M4AgentError
 from m4agent.harness import canary, records
 from m4agent.harness import container as docker_layer
+from m4agent.harness.conditions import skill_name_conflicts
 from m4agent.harness.egress import policy_for
 from m4agent.harness.image import cli_versions, ensure_image, image_tag
 from m4agent.harness.matrix import Matrix, build, load_source
@@ -160,10 +162,25 @@ def _git_commit() -> str:
         return "unknown"
 
 
+def _stamps_digest(data_dir: Path, schema: str) -> str:
+    """A digest of the variant's export stamps (each names its source database's state and tables)."""
+    import hashlib
+
+    from m4agent.workspaces.paths import variant_dir
+
+    digest = hashlib.sha256()
+    for stamp in sorted(variant_dir(data_dir, schema).rglob("*stamp*.json")):
+        digest.update(stamp.name.encode() + b"\0" + stamp.read_bytes())
+    return digest.hexdigest()
+
+
+def _conflicts(tasks: dict[str, Task]) -> dict[str, list[str]]:
+    """Skill names whose folders differ between tasks (with-skill-all keeps M4Bench's choice)."""
+    return {name: list(owners) for name, owners in skill_name_conflicts(tasks).items()}
+
+
 def _write_lock(campaign_dir: Path, ctx: RunContext, matrix: Matrix, tasks: dict[str, Task],
                 versions: dict[str, str]) -> None:
-    from m4agent import workspaces
-
     image = ctx.engine.images.get(ctx.image)
     used = sorted({spec.task for spec in matrix.runs})
     lock = {
@@ -173,8 +190,10 @@ def _write_lock(campaign_dir: Path, ctx: RunContext, matrix: Matrix, tasks: dict
         "project_commit": _git_commit(),
         "tasks": {name: tasks[name].digest for name in used},
         "run_digests": {spec.key: spec.task_digest for spec in matrix.runs},
-        "databases": {schema: workspaces.digest(ctx.data_dir, schema)
+        "databases": {schema: _stamps_digest(ctx.data_dir, schema)
                       for schema in sorted({spec.schema for spec in matrix.runs})},
+        "skill_name_conflicts": _conflicts(tasks) if any(s.condition == "with-skill-all" for s in matrix.runs)
+        else {},
         "isolation_policy": {"egress": ctx.policy.digest(), "limits": ctx.limits.as_json(),
                              "network": "none", "read_only_root": True, "user": "non-root"},
         "agents": {name: {"version": e.agent.version_for(e.options), "models": list(e.models)}
@@ -212,6 +231,15 @@ def _result(spec: RunSpec, final: AttemptRecord, tried: int, grading: dict[str, 
     if grading is not None:
         result.update(reward=grading["reward"], strict_pass=grading["strict_pass"], grading=grading)
     return result
+
+
+FINAL_FILES = ("output.csv", "trace.log", "egress.jsonl")
+
+
+def _copy_atomic(source: Path, target: Path) -> None:
+    tmp = target.with_name(f".{target.name}.copy.tmp")
+    shutil.copyfile(source, tmp, follow_symlinks=False)
+    os.replace(tmp, target)
 
 
 class Grader:
@@ -292,7 +320,12 @@ class Grader:
             self._write(spec, _result(spec, final, tried, graded[spec.key], publishable))
 
     def _write(self, spec: RunSpec, result: dict[str, Any]) -> None:
+        """The run's final files beside run.json (copies of the final attempt's), then result.json last."""
         folder = records.run_folder(self.campaign_dir, spec)
+        attempt = folder / records.ATTEMPTS_DIR / f"{result['attempt']:04d}"
+        for name in FINAL_FILES:
+            if (attempt / name).is_file() and not (attempt / name).is_symlink():
+                _copy_atomic(attempt / name, folder / name)
         records.write_json_atomic(folder / records.RESULT_FILE, result)
         self.done[result["outcome"]] += 1
 
@@ -312,6 +345,7 @@ def run(campaign_dir: Path, data_dir: Path, workers: int | None = None, wait: bo
         image = image_tag()
         ensure_image(engine)
         docker_layer.reap(engine, campaign=meta["id"])
+        shutil.rmtree(Path(tempfile.gettempdir()) / f"m4a-{meta['id'][:8]}", ignore_errors=True)
         for spec in specs:
             records.close_interrupted(records.run_folder(campaign_dir, spec))
         from m4agent import workspaces
@@ -346,7 +380,7 @@ def run(campaign_dir: Path, data_dir: Path, workers: int | None = None, wait: bo
             _work(ctx, matrix, pending, workers or matrix.workers, grader, on_event)
         finally:
             grader.close()
-        shutil.rmtree(campaign_dir / ".scratch", ignore_errors=True)
+        shutil.rmtree(Path(tempfile.gettempdir()) / f"m4a-{meta['id'][:8]}", ignore_errors=True)
     return status(campaign_dir)
 
 

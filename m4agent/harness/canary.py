@@ -71,8 +71,8 @@ def probe_paths(ctx: Any, tasks_dir: Path | None = None) -> list[str]:
 
 
 def _expected(plan: Any) -> tuple[set[str], set[str]]:
-    relations = {f"{schema}.{name}" for schema, name, _ in workspaces.plan_relations(plan)}
-    files = {f"./{relpath}" for _, _, relpath in workspaces.plan_relations(plan)}
+    relations = {f"{r.schema}.{r.name}" for r in plan.relations}
+    files = {f"./{r.path}" for r in plan.relations}
     return relations, files
 
 

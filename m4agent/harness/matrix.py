@@ -151,8 +151,9 @@ def build(doc: dict[str, Any], base: Path, tasks: dict[str, Task]) -> Matrix:
         conditions = _names(block.get("conditions", campaign.get("conditions", ["no-skill"])), "conditions")
         for bad in [s for s in schemas if s not in SCHEMAS]:
             raise M4AgentError(f"matrix: unknown schema {bad!r}; choose from {', '.join(SCHEMAS)}")
-        for bad in [c for c in conditions if c not in CONDITIONS]:
-            raise M4AgentError(f"matrix: unknown condition {bad!r}; choose from {', '.join(CONDITIONS)}")
+        names = [c.name for c in CONDITIONS]
+        for bad in [c for c in conditions if c not in names]:
+            raise M4AgentError(f"matrix: unknown condition {bad!r}; choose from {', '.join(names)}")
         for task_name in _tasks(_names(block.get("tasks", campaign.get("tasks", ["*"])), "tasks"), tasks):
             task = tasks[task_name]
             for condition in conditions:

@@ -169,7 +169,7 @@ def prepare_box(ctx: RunContext, spec: RunSpec, agent: Agent, workspace: Path, s
     runtime.mkdir()
     data_root = workspaces.prepare(ctx.data_dir, spec.schema)
     plan = workspaces.plan_for(task, ctx.data_dir, spec.schema)
-    (runtime / "plan.json").write_text(json.dumps(workspaces.plan_json(plan)))
+    plan.write(runtime / "plan.json")
     shutil.copy(workspaces.SETUP_SCRIPT, runtime / "setup_database.py")
     shutil.copy(FORWARDER, runtime / "forwarder.py")
     egress_dir = scratch / "egress"
@@ -218,6 +218,10 @@ def _attempt_body(ctx: RunContext, spec: RunSpec, agent: Agent, attempt: Path, r
     workspace = attempt / "workspace"
     box_spec = prepare_box(ctx, spec, agent, workspace, scratch, "agent", name, record.number)
     instruction = (workspace / layout.INSTRUCTION_NAME).read_text()
+    run_instruction = attempt.parent.parent / layout.INSTRUCTION_NAME
+    if not run_instruction.exists():
+        run_instruction.write_text(instruction)
+    record.extra.update(image=ctx.image, policy_digest=ctx.policy.digest())
     egress_dir = scratch / "egress"
     egress_log = attempt / "egress.jsonl"
     egress_log.touch()

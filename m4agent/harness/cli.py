@@ -1,0 +1,226 @@
+"""The harness's commands: ``m4agent run``, ``m4agent campaign plan|run|status``, ``m4agent doctor``.
+
+Wiring only: the work is in ``campaign``, ``matrix``, ``records`` and ``doctor``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.table import Table
+
+from m4agent.errors import M4AgentError
+from m4agent.harness.records import AttemptRecord, RunSpec
+
+console = Console(stderr=True)
+campaign_app = typer.Typer(help="Campaigns: a matrix of tasks x conditions x schemas x agents/models x trials, "
+                           "run in locked containers, crash-safe, graded as runs finish.", no_args_is_help=True)
+
+CampaignDir = Annotated[Path, typer.Option("--dir", help="The campaign folder (run records, results, lock file).")]
+TasksDir = Annotated[Path | None, typer.Option("--tasks-dir", help="Folder of tasks in M4Bench's format "
+                                               "(default: the built-in tasks; e.g. the original's benchmark/tasks, "
+                                               "with its skills).", show_default=False)]
+AgentNames = Annotated[list[str] | None, typer.Option("--agent", help="Agent(s) to run (with a profile: "
+                                                      "required; with a matrix file: a filter).", show_default=False)]
+
+
+def _progress_runner(campaign_dir: Path, data_dir: Path, workers: int | None, wait: bool,
+                     as_json: bool, canary: bool) -> dict[str, Any]:
+    from m4agent.harness import campaign
+
+    pending = campaign.status(campaign_dir)
+    total = pending["runs"] - pending["states"].get("done", 0)
+    outcomes: Counter[str] = Counter()
+    columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[counts]}"),
+               TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn())
+    with Progress(*columns, console=console, disable=as_json, transient=False) as progress:
+        bar = progress.add_task("attempts", total=max(total, 1), counts="")
+
+        def on_event(kind: str, spec: RunSpec, record: AttemptRecord | None) -> None:
+            if kind != "end" or record is None:
+                return
+            outcomes[record.outcome.value] += 1
+            if not record.outcome.retryable:
+                progress.advance(bar)
+            progress.update(bar, counts=" ".join(f"{k} {v}" for k, v in sorted(outcomes.items())))
+
+        return campaign.run(campaign_dir, data_dir, workers=workers, wait=wait, on_event=on_event,
+                            run_canary=canary)
+
+
+def _print_status(summary: dict[str, Any], as_json: bool, campaign_dir: Path) -> None:
+    if as_json:
+        sys.stdout.write(json.dumps(summary) + "\n")
+        return
+    out = Console()
+    table = Table("", "runs", box=None, title=f"campaign {campaign_dir}", title_justify="left")
+    for state, count in sorted(summary["states"].items()):
+        table.add_row(f"state {state}", str(count))
+    for outcome, count in sorted(summary["outcomes"].items()):
+        table.add_row(f"outcome {outcome}", str(count))
+    table.add_row("attempts", str(summary["attempts"]))
+    mean = summary["mean_reward"]
+    table.add_row("mean reward (results written)", "-" if mean is None else f"{mean:.4f}")
+    out.print(table)
+
+
+def _data_dir(data_dir: Path | None) -> Path:
+    from m4agent.paths import resolve_data_dir
+
+    return resolve_data_dir(data_dir)
+
+
+def _fail(exc: Exception) -> None:
+    from rich.markup import escape
+
+    console.print(f"[bold red]error:[/] {escape(str(exc))}", soft_wrap=True)
+    raise typer.Exit(code=1)
+
+
+DataDir = Annotated[Path | None, typer.Option("--data-dir", help="Data directory (default ./m4data or "
+                                              "$M4AGENT_DATA_DIR).", show_default=False)]
+
+
+@campaign_app.command("plan")
+def campaign_plan(
+    matrix: Annotated[str, typer.Argument(help="A matrix TOML file, or a built-in profile: rerun-v1.1, "
+                                          "operational-spec.")],
+    campaign_dir: CampaignDir,
+    agent: AgentNames = None,
+    tasks_dir: TasksDir = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the planned runs as JSON lines.")] = False,
+) -> None:
+    """Plan a campaign: expand the matrix into runs, each with a content-hash key and a folder."""
+    from m4agent.harness import campaign
+
+    try:
+        built = campaign.plan(matrix, campaign_dir, agents=agent, tasks_dir=tasks_dir)
+    except M4AgentError as exc:
+        _fail(exc)
+    if as_json:
+        sys.stdout.write(campaign.write_planned(campaign_dir) + "\n")
+        return
+    console.print(f"planned {len(built.runs)} runs in {campaign_dir}"
+                  + (f" ({len(built.skipped)} cells skipped: eICU has no transformed schema)" if built.skipped else ""))
+
+
+@campaign_app.command("run")
+def campaign_run(
+    campaign_dir: CampaignDir,
+    data_dir: DataDir = None,
+    workers: Annotated[int | None, typer.Option("--workers", help="Containers at once (default: the matrix's).",
+                                                show_default=False)] = None,
+    no_wait: Annotated[bool, typer.Option("--no-wait", help="Fail at once if another m4agent runs this campaign.")] = False,
+    no_canary: Annotated[bool, typer.Option("--no-canary", help="Skip the filesystem canary (development only).")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the final status as JSON.")] = False,
+) -> None:
+    """Run or resume a planned campaign: pending runs in containers, then grading; safe to kill and restart."""
+    try:
+        summary = _progress_runner(campaign_dir, _data_dir(data_dir), workers, not no_wait, as_json, not no_canary)
+    except M4AgentError as exc:
+        _fail(exc)
+    _print_status(summary, as_json, campaign_dir)
+
+
+@campaign_app.command("status")
+def campaign_status(
+    campaign_dir: CampaignDir,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Counts of runs per state and outcome, read from the run records alone (never blocks a running campaign)."""
+    from m4agent.harness import campaign
+
+    try:
+        summary = campaign.status(campaign_dir)
+    except M4AgentError as exc:
+        _fail(exc)
+    _print_status(summary, as_json, campaign_dir)
+
+
+def run_one(
+    task: Annotated[str, typer.Argument(help="Task name, e.g. mimic-sofa-24h.")],
+    campaign_dir: CampaignDir,
+    agent: Annotated[str, typer.Option("--agent", help="oracle, null, shell (and the real CLIs).")] = "oracle",
+    condition: Annotated[str, typer.Option("--condition", help="no-skill, with-skill, with-skill-all, "
+                                           "with-skill-decoy, with-skill-rawsql, operational-spec.")] = "no-skill",
+    schema: Annotated[str, typer.Option("--schema", help="native, obfuscated or restructured.")] = "native",
+    model: Annotated[str, typer.Option("--model", help="Model name, or default.")] = "default",
+    trial: Annotated[int, typer.Option("--trial", help="Trial number.")] = 1,
+    option: Annotated[list[str] | None, typer.Option("--agent-option", help="KEY=VALUE for the agent, e.g. "
+                                                     "script=./my_agent.sh for shell.", show_default=False)] = None,
+    data_dir: DataDir = None,
+    tasks_dir: TasksDir = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the run's result.json.")] = False,
+) -> None:
+    """Run one task with one agent in a locked container and grade it (a one-run campaign in --dir)."""
+    from m4agent.harness import campaign, records
+
+    options = {}
+    for item in option or []:
+        key, sep, value = item.partition("=")
+        if not sep:
+            _fail(M4AgentError(f"--agent-option takes KEY=VALUE, not {item!r}"))
+        options[key] = str(Path(value).resolve()) if key == "script" else value
+    doc = {"campaign": {"tasks": [task], "conditions": [condition], "schemas": [schema], "trials": trial},
+           "agents": [{"name": agent, "models": [model], "options": options}]}
+    try:
+        campaign_dir.mkdir(parents=True, exist_ok=True)
+        matrix_file = campaign_dir / "matrix.toml"
+        matrix_file.write_text(_toml(doc))
+        built = campaign.plan(matrix_file, campaign_dir, tasks_dir=tasks_dir)
+        spec = [s for s in built.runs if s.trial == trial][0]
+        _progress_runner(campaign_dir, _data_dir(data_dir), 1, True, as_json, True)
+        result = records.read_json(records.run_folder(campaign_dir, spec) / records.RESULT_FILE)
+    except M4AgentError as exc:
+        _fail(exc)
+    if as_json:
+        sys.stdout.write(json.dumps(result) + "\n")
+    else:
+        Console().print(f"{task} {agent}: outcome [bold]{result['outcome']}[/], reward {result['reward']:.6f}, "
+                        f"{'strict pass' if result['strict_pass'] else 'strict fail'} "
+                        f"({records.run_folder(campaign_dir, spec)})")
+
+
+def _toml(doc: dict[str, Any]) -> str:
+    """A tiny TOML writer for the one-run matrix (strings, ints, lists of strings, inline tables)."""
+    def value(v: Any) -> str:
+        if isinstance(v, bool):
+            return "true" if v else "false"
+        if isinstance(v, int):
+            return str(v)
+        if isinstance(v, list):
+            return "[" + ", ".join(value(x) for x in v) + "]"
+        if isinstance(v, dict):
+            return "{" + ", ".join(f"{k} = {value(x)}" for k, x in v.items()) + "}"
+        return json.dumps(str(v))
+    lines = ["[campaign]"] + [f"{k} = {value(v)}" for k, v in doc["campaign"].items()]
+    for entry in doc["agents"]:
+        lines += ["", "[[agents]]"] + [f"{k} = {value(v)}" for k, v in entry.items()]
+    return "\n".join(lines) + "\n"
+
+
+def doctor(
+    data_dir: DataDir = None,
+    reap: Annotated[bool, typer.Option("--reap", help="Also remove every m4agent container left behind.")] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Check what campaigns need: Docker reachable, the agent image present, data built, disk space, clock."""
+    from m4agent.harness.doctor import checks
+
+    found = checks(_data_dir(data_dir), reap=reap)
+    if as_json:
+        sys.stdout.write(json.dumps(found) + "\n")
+    else:
+        out = Console()
+        for check in found:
+            mark = "[green]ok[/]" if check["ok"] else "[red]FAIL[/]"
+            out.print(f"{mark} {check['name']}: {check['detail']}", soft_wrap=True)
+    if not all(check["ok"] for check in found):
+        raise typer.Exit(code=1)

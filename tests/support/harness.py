@@ -1,0 +1,59 @@
+"""Support for the harness's end-to-end tests: a built data directory, the Docker engine, campaign helpers."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from m4agent.harness import campaign, records
+
+PATIENTS = 30
+SEED = 7
+
+
+def build_data_dir(root: Path) -> Path:
+    """A small synthetic MIMIC-IV and eICU with every reference built (about two minutes)."""
+    from m4agent.dbt_runner import build
+    from m4agent.synth import synthesize
+
+    for dataset in ("mimic-iv", "eicu"):
+        synthesize(dataset, root, patients=PATIENTS, seed=SEED)
+    build(root)
+    return root
+
+
+def docker_engine() -> Any:
+    """The Docker engine and the agent image; the tests fail (not skip) without them: `scripts/test` starts both."""
+    from m4agent.errors import M4AgentError
+    from m4agent.harness import container, image
+
+    try:
+        engine = container.client()
+        image.ensure_image(engine)
+    except M4AgentError as exc:
+        pytest.fail(f"{exc} (run the suite through scripts/test, which starts Docker and builds the image)")
+    return engine
+
+
+def write_matrix(path: Path, body: str) -> Path:
+    path.write_text(body)
+    return path
+
+
+def results(campaign_dir: Path) -> dict[str, dict[str, Any]]:
+    """Every run's result.json by key."""
+    found = {}
+    for spec in campaign.planned_runs(campaign_dir):
+        path = records.run_folder(campaign_dir, spec) / records.RESULT_FILE
+        if path.exists():
+            found[spec.key] = records.read_json(path)
+    return found
+
+
+def cli(*args: str, env: dict[str, str] | None = None, timeout: float = 1800) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "m4agent.cli", *args], capture_output=True, text=True,
+                          env=env, timeout=timeout)

@@ -1,0 +1,86 @@
+"""Run records: keys from content, append-only attempts, interrupted attempts, resume state."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from m4agent.errors import M4AgentError
+from m4agent.harness import records
+from m4agent.harness.records import AttemptRecord, Outcome, RunSpec, RunState
+
+SPEC = RunSpec(task="mimic-sofa-24h", task_digest="abc", condition="no-skill", schema="native",
+               agent="oracle", agent_version="1", model="default", trial=1)
+
+
+def test_run_key_depends_on_every_defining_field() -> None:
+    changed = [replace(SPEC, **{name: (value + 1 if isinstance(value, int) else value + "x")})
+               for name, value in vars(SPEC).items()]
+    assert len({SPEC.key, *(spec.key for spec in changed)}) == len(changed) + 1
+
+
+def test_run_key_is_stable_across_processes() -> None:
+    assert SPEC.key == RunSpec(**vars(SPEC)).key
+    assert SPEC.key == "%s" % records.RunSpec(**json.loads(json.dumps(vars(SPEC)))).key
+
+
+def test_attempts_are_appended_in_order(tmp_path: Path) -> None:
+    first = records.new_attempt(tmp_path)
+    second = records.new_attempt(tmp_path)
+    assert [p.name for p in records.attempt_folders(tmp_path)] == ["0001", "0002"]
+    assert first != second and (first / records.STARTED_FILE).exists()
+
+
+def test_an_open_attempt_is_closed_as_interrupted_infra_error(tmp_path: Path) -> None:
+    records.new_attempt(tmp_path)
+    assert records.close_interrupted(tmp_path) == 1
+    [record] = records.attempts(tmp_path)
+    assert record.outcome is Outcome.INFRA_ERROR and record.reason == records.INTERRUPTED
+    assert records.close_interrupted(tmp_path) == 0
+
+
+def test_interrupted_attempts_do_not_spend_the_retry_budget(tmp_path: Path) -> None:
+    for _ in range(5):
+        records.new_attempt(tmp_path)
+        records.close_interrupted(tmp_path)
+    assert records.state(tmp_path, max_retries=1) is RunState.PENDING
+
+
+def test_infra_errors_past_the_budget_exhaust_the_run(tmp_path: Path) -> None:
+    for _ in range(3):
+        path = records.new_attempt(tmp_path)
+        records.finish_attempt(path, AttemptRecord(number=int(path.name), outcome=Outcome.INFRA_ERROR,
+                                                   reason="docker failed"))
+    assert records.state(tmp_path, max_retries=2) is RunState.EXHAUSTED
+    assert records.state(tmp_path, max_retries=3) is RunState.PENDING
+
+
+def test_a_final_outcome_moves_the_run_to_grading_then_done(tmp_path: Path) -> None:
+    path = records.new_attempt(tmp_path)
+    records.finish_attempt(path, AttemptRecord(number=1, outcome=Outcome.NO_OUTPUT))
+    assert records.state(tmp_path, max_retries=0) is RunState.GRADING
+    records.write_json_atomic(tmp_path / records.RESULT_FILE, {"reward": 0.0})
+    assert records.state(tmp_path, max_retries=0) is RunState.DONE
+
+
+def test_run_json_refuses_a_different_run_under_the_same_folder(tmp_path: Path) -> None:
+    records.write_run(tmp_path, SPEC)
+    records.write_run(tmp_path, SPEC)
+    other = replace(SPEC, trial=2)
+    with pytest.raises(M4AgentError, match="holds run"):
+        records.write_run(tmp_path, other)
+    assert records.read_spec(tmp_path) == SPEC
+
+
+def test_stale_temporaries_of_an_interrupted_write_are_removed(tmp_path: Path) -> None:
+    (tmp_path / ".result.json.x1y2.tmp").write_text("{")
+    records.new_attempt(tmp_path)
+    records.close_interrupted(tmp_path)
+    assert not list(tmp_path.glob(".*.tmp"))
+
+
+def test_only_quota_and_infra_errors_are_retryable() -> None:
+    assert {o for o in Outcome if o.retryable} == {Outcome.QUOTA, Outcome.INFRA_ERROR}
