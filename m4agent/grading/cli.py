@@ -12,7 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from m4agent.errors import M4AgentError
-from m4agent.grading.grade import grade_file, grade_results_root
+from m4agent.grading.grade import failure_summary, grade_file, grade_results_root
 from m4agent.registry import TASKS_DIR
 
 console = Console(stderr=True)
@@ -59,6 +59,12 @@ def run_grade(task: str | None, output: Path | None, data_dir: Path, results_roo
             mean = sum(r["reward"] for r in results.values()) / len(results) if results else 0.0
             stdout.print(f"graded {len(results)} runs under {escape(str(results_root))}: mean reward "
                          f"{mean:.4f}, {passed} strict passes (result.json in each run folder)")
+            failures = failure_summary(results)
+            if failures:
+                stdout.print(f"{sum(count for _, count in failures)} runs have an error (the reason is in "
+                             "their result.json):")
+                for kind, count in failures:
+                    stdout.print(f"  {count:>5}  {escape(kind)}", soft_wrap=True)
             if expectations:
                 agree = sum(r["expectations_pass"] == r["strict_pass"] for r in results.values())
                 stdout.print(f"Great Expectations: {sum(r['expectations_pass'] for r in results.values())} "

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import stat
 import tempfile
 import time
 from collections.abc import Sequence
@@ -27,7 +29,7 @@ from typing import Any
 import duckdb
 
 from m4agent.errors import M4AgentError
-from m4agent.grading import truth_cache
+from m4agent.grading import run_files, truth_cache
 from m4agent.grading.loader import Run, load_runs
 from m4agent.grading.project import grading_project
 from m4agent.paths import database_path
@@ -295,7 +297,9 @@ def grade_file(task_name: str, output: Path, data_dir: Path, tasks_dir: Path = T
 
 
 def write_json_atomic(path: Path, payload: dict[str, Any]) -> None:
-    """Write JSON next to its final place, then rename over it (never a half-written file)."""
+    """Write JSON next to its final place, then rename over it (never a half-written file; a link in
+    its place is replaced, never followed). An interrupted write leaves ``.<name>.*``, which
+    remove_leftovers deletes."""
     handle, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(handle, "w") as out:
@@ -307,45 +311,160 @@ def write_json_atomic(path: Path, payload: dict[str, Any]) -> None:
         raise
 
 
-def discover_runs(root: Path, tasks: dict[str, Task]) -> list[BatchRun]:
-    """Every folder under ``root`` holding a run.json, with its task and output.csv."""
-    found = []
-    for run_json in sorted(root.rglob("run.json")):
-        folder = run_json.parent
-        run_id = folder.relative_to(root).as_posix() or folder.name
+RUN_JSON = "run.json"
+OUTPUT_CSV = "output.csv"
+RESULT_JSON = "result.json"
+RUN_JSON_MAX_BYTES = 1 << 20
+
+
+def remove_leftovers(folder: Path) -> list[str]:
+    """Delete the temporary files an interrupted write_json_atomic of result.json left in ``folder``
+    (links among them are removed, not followed); their names."""
+    removed = []
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return removed
+    for entry in entries:
+        if entry.name.startswith(f".{RESULT_JSON}.") and not entry.is_dir(follow_symlinks=False):
+            try:
+                os.unlink(entry.path)
+                removed.append(entry.name)
+            except OSError:
+                pass
+    return removed
+
+
+def _run_folders(root: Path) -> list[Path]:
+    """Every folder under ``root`` (itself included) holding a run.json or an output.csv, sorted; links
+    to folders are not entered, unreadable folders are passed over."""
+    found, pending = [], [root]
+    while pending:
+        folder = pending.pop()
         try:
-            task_name = json.loads(run_json.read_text()).get("task")
-        except (OSError, ValueError, AttributeError) as exc:
-            found.append(BatchRun(folder, None, f"cannot read run.json: {exc}"))
+            entries = list(os.scandir(folder))
+        except OSError:
             continue
-        if task_name not in tasks:
-            found.append(BatchRun(folder, None, f"run.json names unknown task {task_name!r}"))
-            continue
-        found.append(BatchRun(folder, Run(run_id, tasks[task_name], folder / "output.csv")))
+        names = {entry.name for entry in entries}
+        if RUN_JSON in names or OUTPUT_CSV in names:
+            found.append(folder)
+        pending.extend(Path(entry.path) for entry in entries if entry.is_dir(follow_symlinks=False))
+    return sorted(found)
+
+
+def _task_of(folder: Path, tasks: dict[str, Task]) -> tuple[Task | None, str | None]:
+    """The task a run folder's run.json names, or why there is none."""
+    try:
+        handle, _ = run_files.open_in_folder(folder, RUN_JSON, max_bytes=RUN_JSON_MAX_BYTES)
+    except run_files.MissingFile:
+        return None, f"{OUTPUT_CSV} found but no {RUN_JSON} naming its task"
+    except run_files.UnsafeFile as exc:
+        return None, str(exc)
+    try:
+        with handle:
+            payload = json.loads(handle.read())
+    except Exception as exc:  # noqa: BLE001 - any malformed run.json is the run's problem
+        return None, f"cannot read {RUN_JSON}: {type(exc).__name__}: {str(exc)[:200]}"
+    task_name = payload.get("task") if isinstance(payload, dict) else None
+    if not isinstance(task_name, str):
+        return None, f"{RUN_JSON} names no task (a string under 'task'): {str(payload)[:200]}"
+    if task_name not in tasks:
+        return None, f"{RUN_JSON} names unknown task {task_name[:200]!r}"
+    return tasks[task_name], None
+
+
+def discover_runs(root: Path, tasks: dict[str, Task]) -> list[BatchRun]:
+    """Every folder under ``root`` holding a run.json (or an output.csv without one), with its task and
+    output.csv, or the reason it cannot be graded. Never raises for what a run folder holds: a link, a
+    directory, a pipe or a malformed file is that run's problem (run_files)."""
+    found = []
+    for folder in _run_folders(root):
+        run_id = folder.relative_to(root).as_posix() if folder != root else folder.name
+        task, problem = _task_of(folder, tasks)
+        if task is None:
+            found.append(BatchRun(folder, None, problem))
+        else:
+            found.append(BatchRun(folder, Run(run_id, task, folder / OUTPUT_CSV)))
     return found
+
+
+def _graded_already(folder: Path) -> bool:
+    """A result.json that is a regular file (a link or anything else in its place is graded again)."""
+    try:
+        return stat.S_ISREG(os.lstat(folder / RESULT_JSON).st_mode)
+    except OSError:
+        return False
+
+
+def _grade_each(runs: Sequence[Run], data_dir: Path, expectations: bool) -> dict[str, dict[str, Any]]:
+    """Grade run by run after dbt failed on a batch whose runs at fault halving could not single out:
+    each run dbt fails on alone scores 0 with dbt's error. When no run can be graded at all, the fault
+    is not the runs' (the environment): the first error is raised and nothing is recorded."""
+    results: dict[str, dict[str, Any]] = {}
+    failures: list[tuple[Run, GradingRunFailed]] = []
+    for run in runs:
+        try:
+            results.update(_grade_batch([run], data_dir, {}, expectations))
+        except GradingRunFailed as exc:
+            failures.append((run, exc))
+    if failures and not results:
+        raise failures[0][1]
+    for run, exc in failures:
+        results[run.run_id] = _zero_result(run.run_id, run.task.name, f"grading failed: {exc}", expectations)
+    return results
 
 
 def grade_results_root(root: Path, data_dir: Path, force: bool = False, tasks_dir: Path = TASKS_DIR,
                        phases: dict[str, float] | None = None,
                        expectations: bool = False) -> dict[str, dict[str, Any]]:
     """Grade every run folder under ``root`` in one pass and write each ``result.json``
-    (``phases``, ``expectations``: see grade_runs)."""
+    (``phases``, ``expectations``: see grade_runs).
+
+    Whatever a run folder holds, the campaign completes: a run that cannot be graded (its run.json or
+    output.csv missing, malformed, a link, not a regular file; dbt failing on it) gets reward 0 and
+    the reason. Temporary files of an interrupted write are removed first. A result.json that cannot
+    be written is reported in that run's ``errors`` (in the returned result only)."""
     if not root.is_dir():
         raise M4AgentError(f"results root {root} is not a directory")
-    batch = [b for b in discover_runs(root, all_tasks(tasks_dir))
-             if force or not (b.folder / "result.json").exists()]
+    discovered = discover_runs(root, all_tasks(tasks_dir))
+    for batch_run in discovered:
+        remove_leftovers(batch_run.folder)
+    batch = [b for b in discovered if force or not _graded_already(b.folder)]
+    results: dict[str, dict[str, Any]] = {}
+    for batch_run in batch:
+        if batch_run.run is None:
+            run_id = batch_run.folder.relative_to(root).as_posix() if batch_run.folder != root else root.name
+            results[run_id] = _zero_result(run_id, None, batch_run.problem or "not graded", expectations)
+    runs = [b.run for b in batch if b.run is not None]
+    try:
+        results.update(grade_runs(runs, data_dir, phases, expectations))
+    except GradingRunFailed:
+        results.update(_grade_each(runs, data_dir, expectations))
     written: dict[str, dict[str, Any]] = {}
     for batch_run in batch:
-        if batch_run.run is None:
-            run_id = batch_run.folder.relative_to(root).as_posix()
-            written[run_id] = _zero_result(run_id, None, batch_run.problem, expectations)
-            write_json_atomic(batch_run.folder / "result.json", written[run_id])
-    runs = [b.run for b in batch if b.run is not None]
-    results = grade_runs(runs, data_dir, phases, expectations)
-    for batch_run in batch:
-        if batch_run.run is None:
-            continue
-        result = results[batch_run.run.run_id]
-        write_json_atomic(batch_run.folder / "result.json", result)
-        written[batch_run.run.run_id] = result
+        run_id = batch_run.run.run_id if batch_run.run else (
+            batch_run.folder.relative_to(root).as_posix() if batch_run.folder != root else root.name)
+        result = results[run_id]
+        try:
+            write_json_atomic(batch_run.folder / RESULT_JSON, result)
+        except OSError as exc:
+            result = {**result, "errors": [*result["errors"], f"{RESULT_JSON} could not be written: {exc}"]}
+        written[run_id] = result
     return written
+
+
+_STAGES = ("CSV read failed", "Comparison failed", "grading failed")
+
+
+def failure_summary(results: dict[str, dict[str, Any]]) -> list[tuple[str, int]]:
+    """How many runs failed for each kind of reason (the first error up to its first colon, or its
+    second after a stage such as ``CSV read failed``; numbers and quoted text blanked), most frequent
+    first."""
+    kinds: dict[str, int] = {}
+    for result in results.values():
+        if result["errors"]:
+            parts = result["errors"][0].split(": ")
+            kind = ": ".join(parts[:2] if parts[0] in _STAGES and len(parts) > 1 else parts[:1])
+            kind = re.sub(r"\d+", "N", re.sub(r"'[^']*'", "'...'", kind))[:160]
+            kinds[kind] = kinds.get(kind, 0) + 1
+    return sorted(kinds.items(), key=lambda item: (-item[1], item[0]))
