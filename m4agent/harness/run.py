@@ -167,7 +167,7 @@ def prepare_box(ctx: RunContext, spec: RunSpec, agent: Agent, workspace: Path, s
 
     runtime = scratch / "runtime"
     runtime.mkdir()
-    data_root = workspaces.prepare(ctx.data_dir, spec.schema)
+    data_root = workspaces.data_root(ctx.data_dir, spec.schema)  # prepared once, at the campaign's start
     plan = workspaces.plan_for(task, ctx.data_dir, spec.schema)
     plan.write(runtime / "plan.json")
     shutil.copy(workspaces.SETUP_SCRIPT, runtime / "setup_database.py")
@@ -265,7 +265,7 @@ def _classify(ctx: RunContext, spec: RunSpec, agent: Agent, attempt: Path, works
     if output is not None:
         shutil.copyfile(output, attempt / layout.OUTPUT_NAME, follow_symlinks=False)
     record.has_output = output is not None
-    allowed, denied = integrity.egress_verdict(attempt / "egress.jsonl")
+    allowed, denied = integrity.egress_verdict(attempt / "egress.jsonl", ctx.policy)
     truth = None if agent.needs_solution else ctx.solutions.get(spec.task)
     lint = integrity.lint_workspace(workspace, truth, ctx.host_paths(), list(ctx.secrets.values()))
     record.violations = [{"rule": "egress", **event} for event in denied]
