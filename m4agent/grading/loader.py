@@ -14,12 +14,20 @@ dbt sources:
 Runs carry an integer ``run_number`` (batch order) so the grading models join
 and group on integers; ``run_id`` stays the name users see.
 
-Reading follows M4Bench's reader (pandas ``read_csv`` with only empty cells
-missing) wherever a file's fate depends on it: a UTF-8 byte-order mark is
-dropped, blank lines are skipped, quoted newlines stay inside their cell,
-duplicated header names get pandas' ``.1`` suffixes, a file that is empty or
-not UTF-8, or has a row with more fields than the header, cannot be read (the
-original scores it 0). Such a file gets a recorded reason, never an exception.
+Reading follows M4Bench's reader (pandas 2.3.1's ``read_csv`` with only empty
+cells missing) wherever a file's fate depends on it: a UTF-8 byte-order mark is
+dropped, blank lines are skipped (before the header too), quoted newlines stay
+inside their cell, a field ends at a NUL byte, a trailing delimiter on the data
+rows makes the first field the row index, duplicated header names get pandas'
+``.1`` suffixes; a file that is empty, not UTF-8, ends inside a quoted field or
+has a row with more fields than the first one cannot be read (the original
+scores it 0). ``csv_syntax`` states these rules. Such a file gets a recorded
+reason, never an exception; so does any error while reading one run.
+
+An output is opened only as a regular file inside its run folder, never through
+a link (``run_files``), and no reader gets its path: Arrow reads its bytes, and
+DuckDB a copy under a name of our own (DuckDB takes ``[``, ``*``, ``?`` in a path
+as a pattern).
 
 ``output_rows`` is a view over Parquet files in ``rows_dir``, one per run in a
 folder per task and run, ``task=<task>/run_number=<n>/rows.parquet``: the folder
