@@ -145,7 +145,7 @@ def _slot_batch(columns: dict[str, pa.Array], rows: int, run: Run, width: int) -
 
 
 LOAD_THREADS = min(4, os.cpu_count() or 1)
-STREAM_ABOVE_BYTES = 256 << 20  # larger CSVs are mapped and streamed block by block (bounded memory)
+STREAM_ABOVE_BYTES = 64 << 20  # larger CSVs are mapped and streamed block by block (bounded memory)
 MAX_HEADER_FIELDS = 100_000  # a header with more fields is not read (pandas would try)
 
 
