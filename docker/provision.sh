@@ -40,15 +40,17 @@ path-exclude /usr/share/locale/*
 path-include /usr/share/locale/locale.alias
 EOF
 printf 'APT::Install-Recommends "false";\nAPT::Install-Suggests "false";\n' > /etc/apt/apt.conf.d/80m4agent
-apt-get update -q
+apt-get update -qq
+# dpkg's chatter goes to a log, shown when the install fails.
 # shellcheck disable=SC2086  # the list is meant to split into words
-apt-get install -y -q $DEBIAN_PACKAGES
+apt-get install -y -qq $DEBIAN_PACKAGES >/tmp/apt.log 2>&1 || { cat /tmp/apt.log >&2; exit 1; }
 apt-get clean
 rm -rf /var/lib/apt/lists/*
 
-step "Python packages: duckdb==$DUCKDB_VERSION pandas==$PANDAS_VERSION"
-python3 -m pip install --no-cache-dir --break-system-packages --root-user-action=ignore \
-    --disable-pip-version-check "duckdb==$DUCKDB_VERSION" "pandas==$PANDAS_VERSION"
+step "Python packages: duckdb==$DUCKDB_VERSION pandas==$PANDAS_VERSION $PYTHON_DEPENDENCY_PINS"
+# shellcheck disable=SC2086
+python3 -m pip install --quiet --no-cache-dir --break-system-packages --root-user-action=ignore \
+    --disable-pip-version-check "duckdb==$DUCKDB_VERSION" "pandas==$PANDAS_VERSION" $PYTHON_DEPENDENCY_PINS
 
 step "Node.js $NODE_VERSION and npm $NPM_VERSION into /usr/local"
 work=$(mktemp -d)
@@ -57,14 +59,14 @@ install -m 0755 "$work/package/bin/node" /usr/local/bin/node
 tar -xzf "$dir/npm-$NPM_VERSION.tgz" -C "$work"
 mv "$work/package" "$work/npm"
 # npm installs itself from its own tarball; its global prefix is /usr/local (node's).
-node "$work/npm/bin/npm-cli.js" install --global --no-fund --no-audit --loglevel=error \
+node "$work/npm/bin/npm-cli.js" install --global --no-fund --no-audit --no-update-notifier --loglevel=error \
     "$dir/npm-$NPM_VERSION.tgz"
 rm -rf "$work"
 [ "$(node --version)" = "v$NODE_VERSION" ] || { echo "node is $(node --version), want v$NODE_VERSION" >&2; exit 1; }
 [ "$(npm --version)" = "$NPM_VERSION" ] || { echo "npm is $(npm --version), want $NPM_VERSION" >&2; exit 1; }
 
 step "Agent CLIs"
-npm install --global --no-fund --no-audit --loglevel=error \
+npm install --global --no-fund --no-audit --no-update-notifier --loglevel=error \
     "@anthropic-ai/claude-code@$CLAUDE_CODE_VERSION" \
     "@google/gemini-cli@$GEMINI_CLI_VERSION" \
     "@openai/codex@$CODEX_VERSION" \

@@ -145,6 +145,12 @@ docker export "$container" | docker import \
     - "$tag" >/dev/null
 docker tag "$tag" m4agent-agent:latest
 
+# Images of earlier definitions are superseded; one still used by a container stays.
+for old in $(docker images --format '{{.Repository}}:{{.Tag}}' m4agent-agent); do
+    [[ $old == "$tag" || $old == m4agent-agent:latest ]] && continue
+    if docker rmi "$old" >/dev/null 2>&1; then progress "removed the superseded $old"; fi
+done
+
 size=$(docker image inspect --format '{{.Size}}' "$tag")
 progress "built $tag (also m4agent-agent:latest), $((size / 1000000)) MB"
 echo "$tag"
