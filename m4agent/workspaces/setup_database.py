@@ -73,10 +73,12 @@ def create(plan: Path, root: str, out: Path) -> None:
         leftover.unlink(missing_ok=True)
     con = duckdb.connect(str(partial))
     try:
+        con.execute("BEGIN TRANSACTION")  # one commit for the whole catalog, not one per statement
         for schema in sorted({schema for schema, _, _ in relations}):
             con.execute(f'CREATE SCHEMA "{schema}"')
         for schema, name, rel in relations:
             con.execute(f'CREATE VIEW "{schema}"."{name}" AS SELECT * FROM read_parquet(\'{root}/{rel}\')')
+        con.execute("COMMIT")
         con.execute("CHECKPOINT")
     finally:
         con.close()

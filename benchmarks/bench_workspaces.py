@@ -1,0 +1,316 @@
+"""Benchmark: preparing the workspaces of all 28 tasks, our way against M4Bench's, time and disk.
+
+    python benchmarks/bench_workspaces.py [--data-dir /tmp/b5k] [--work DIR] [--repeat 3]
+
+The data directory (default ``/tmp/b5k``) is built first when it holds no built
+databases: ``m4agent quickstart --patients 4700`` (5,111 ICU stays).
+
+- **ours**: ``prepare(data_dir, "native")`` (the read-only Parquet export of
+  ``mimiciv_hosp``, ``mimiciv_icu``, ``mimiciv_derived`` and ``eicu_crd``, counted
+  whole), then per task ``plan_for``, ``mounts`` (its hard-link folder), the plan
+  written as JSON and ``setup_database.py`` run as a process, as the container's
+  setup runs it (DATA_ROOT = the mount folder standing in for ``/data``), one per
+  core at a time (``--setup-workers``) as a campaign's workers would run them; a
+  process costs about 0.2 s, most of it starting Python and importing DuckDB, and
+  one process uses one core where DuckDB's copies use all of them.
+- **M4Bench, tables**: per task, M4Bench's ``setup_agent_db``: ``shutil.copy2`` of
+  the source database, DROP of the task's relations (raw tasks: every relation of
+  ``mimiciv_derived``), then ``compact_duckdb_file`` (ATTACH the copy and a new
+  file, ``COPY FROM DATABASE``, replace); eICU tasks drop nothing and are not
+  compacted. The source is our database with only the schemas M4Bench's has
+  (``mimiciv_hosp``, ``mimiciv_icu``, ``mimiciv_derived``; ``eicu_crd``), all tables;
+  making it is not counted. Our ``reference``, staging and value-set schemas would
+  only make the baseline slower.
+- **M4Bench, views**: the same, from a source shaped as M4Bench's really is: the
+  source tables as views over Parquet files, only ``mimiciv_derived`` materialised,
+  so each copy moves the derived tables only. Making the source and its Parquet is
+  not counted (M4Bench's ``m4 init`` does it once), while our export is.
+
+Disk is what each side leaves on disk (blocks of distinct files; hard links once),
+not counting the source databases. Each side runs ``--repeat`` times from scratch,
+alternating; the ratio uses the medians. The machine's load average is printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import duckdb
+
+from m4agent.paths import database_path
+from m4agent.registry import Task, all_tasks
+from m4agent.workspaces import SETUP_SCRIPT, mounts, plan_for, prepare
+
+M4BENCH_SCHEMAS = {"mimic-iv": ("mimiciv_hosp", "mimiciv_icu", "mimiciv_derived"), "eicu": ("eicu_crd",)}
+DERIVED = "mimiciv_derived"
+
+
+def ensure_built(data_dir: Path, patients: int) -> None:
+    """Synthesize and build ``data_dir`` unless both databases and the derived schema are there."""
+    mimic = database_path(data_dir, "mimic-iv")
+    if mimic.exists() and database_path(data_dir, "eicu").exists():
+        with duckdb.connect(str(mimic), read_only=True) as con:
+            derived = con.execute(
+                "SELECT count(*) FROM duckdb_tables() WHERE schema_name = ?", [DERIVED]
+            ).fetchone()
+        if derived and derived[0]:
+            return
+    print(f"building {data_dir} ({patients} patients per dataset) ...", flush=True)
+    subprocess.run(
+        ["m4agent", "quickstart", "--patients", str(patients), "--data-dir", str(data_dir)],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+
+
+def disk_bytes(*roots: Path) -> int:
+    """Allocated bytes of the distinct files (by inode) under ``roots``."""
+    seen: set[tuple[int, int]] = set()
+    total = 0
+    for root in roots:
+        if not root.exists():
+            continue
+        for path in [root, *root.rglob("*")]:
+            st = path.lstat()
+            if (st.st_dev, st.st_ino) not in seen:
+                seen.add((st.st_dev, st.st_ino))
+                total += st.st_blocks * 512
+    return total
+
+
+def link_or_copy(source: Path, target: Path) -> None:
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.unlink(missing_ok=True)
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
+
+
+# ---------------------------------------------------------------- ours
+
+
+def ours(
+    data_dir: Path, work: Path, tasks: dict[str, Task], workers: int
+) -> tuple[float, int, dict[str, float]]:
+    """Time and disk of our preparation of every task's workspace, from scratch."""
+    scratch = work / "ours"
+    shutil.rmtree(scratch, ignore_errors=True)
+    for dataset in ("mimic-iv", "eicu"):
+        link_or_copy(database_path(data_dir, dataset), database_path(scratch / "data", dataset))
+    runs = scratch / "runs"
+    runs.mkdir(parents=True)
+    start = time.perf_counter()
+    root = prepare(scratch / "data", "native")
+    exported = time.perf_counter()
+    commands = []
+    for name, task in tasks.items():
+        plan = plan_for(task, scratch / "data", "native")
+        [(folder, _)] = mounts(plan, root)
+        run = runs / name
+        run.mkdir()
+        plan_file = plan.write(run / "plan.json")
+        commands.append(
+            [sys.executable, str(SETUP_SCRIPT), str(plan_file), str(folder), str(run / "database.duckdb")]
+        )
+    planned = time.perf_counter()
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        list(pool.map(lambda command: subprocess.run(command, check=True), commands))
+    seconds = time.perf_counter() - start
+    phases = {
+        "export": exported - start,
+        "plans and mounts": planned - exported,
+        f"setup_database.py ({workers} at a time)": seconds - (planned - start),
+    }
+    return seconds, disk_bytes(scratch / "data" / "workspaces", runs), phases
+
+
+# ---------------------------------------------------------------- M4Bench's way
+
+
+def make_table_sources(data_dir: Path, target: Path) -> dict[str, Path]:
+    """Databases holding only M4Bench's schemas, every relation a table (not timed)."""
+    sources = {}
+    for dataset, schemas in M4BENCH_SCHEMAS.items():
+        out = database_path(target, dataset)
+        if not out.exists():
+            out.parent.mkdir(parents=True, exist_ok=True)
+            con = duckdb.connect()
+            con.execute(f"ATTACH '{database_path(data_dir, dataset)}' AS s (READ_ONLY)")
+            con.execute(f"ATTACH '{out}.partial' AS d")
+            for schema in schemas:
+                con.execute(f"CREATE SCHEMA d.{schema}")
+                for (table,) in con.execute(
+                    "SELECT table_name FROM duckdb_tables() WHERE database_name = 's' AND schema_name = ? "
+                    "ORDER BY 1",
+                    [schema],
+                ).fetchall():
+                    con.execute(f'CREATE TABLE d.{schema}."{table}" AS SELECT * FROM s.{schema}."{table}"')
+            con.close()
+            os.replace(f"{out}.partial", out)
+        sources[dataset] = out
+    return sources
+
+
+def make_view_sources(data_dir: Path, target: Path) -> dict[str, Path]:
+    """M4Bench's shape: source tables as views over Parquet, derived tables materialised (not timed)."""
+    sources = {}
+    for dataset, schemas in M4BENCH_SCHEMAS.items():
+        out = database_path(target, dataset)
+        if not out.exists():
+            out.parent.mkdir(parents=True, exist_ok=True)
+            con = duckdb.connect()
+            con.execute(f"ATTACH '{database_path(data_dir, dataset)}' AS s (READ_ONLY)")
+            con.execute(f"ATTACH '{out}.partial' AS d")
+            for schema in schemas:
+                con.execute(f"CREATE SCHEMA d.{schema}")
+                for (table,) in con.execute(
+                    "SELECT table_name FROM duckdb_tables() WHERE database_name = 's' AND schema_name = ? "
+                    "ORDER BY 1",
+                    [schema],
+                ).fetchall():
+                    if schema == DERIVED:
+                        con.execute(
+                            f'CREATE TABLE d.{schema}."{table}" AS SELECT * FROM s.{schema}."{table}"'
+                        )
+                        continue
+                    parquet = target / "parquet" / schema / f"{table}.parquet"
+                    parquet.parent.mkdir(parents=True, exist_ok=True)
+                    con.execute(
+                        f"COPY s.{schema}.\"{table}\" TO '{parquet}' (FORMAT PARQUET, COMPRESSION ZSTD)"
+                    )
+                    con.execute(
+                        f"CREATE VIEW d.{schema}.\"{table}\" AS SELECT * FROM read_parquet('{parquet}')"
+                    )
+            con.close()
+            os.replace(f"{out}.partial", out)
+        sources[dataset] = out
+    return sources
+
+
+def compact(db: Path) -> None:
+    """M4Bench's ``compact_duckdb_file``: copy the database into a new file, replace the old one."""
+    tmp = db.with_suffix(".compact.duckdb")
+    tmp.unlink(missing_ok=True)
+    con = duckdb.connect()
+    try:
+        con.execute(f"ATTACH '{db}' AS src")
+        con.execute(f"ATTACH '{tmp}' AS dst")
+        con.execute("COPY FROM DATABASE src TO dst")
+    finally:
+        con.close()
+    db.unlink()
+    tmp.replace(db)
+
+
+def m4bench(sources: dict[str, Path], out_dir: Path, tasks: dict[str, Task]) -> tuple[float, int]:
+    """Time and disk of M4Bench's copy, drop and compact for every task, from scratch."""
+    shutil.rmtree(out_dir, ignore_errors=True)
+    out_dir.mkdir(parents=True)
+    start = time.perf_counter()
+    for name, task in tasks.items():
+        dest = out_dir / f"{name}.duckdb"
+        shutil.copy2(sources[task.dataset], dest)
+        con = duckdb.connect(str(dest))
+        drops = {tuple(d.split(".", 1)) for d in task.drop_tables}
+        if task.mode == "raw" and task.dataset == "mimic-iv":
+            drops |= {
+                (s, t)
+                for s, t in con.execute(
+                    "SELECT schema_name, table_name FROM duckdb_tables() WHERE schema_name = ? "
+                    "UNION SELECT schema_name, view_name FROM duckdb_views() WHERE schema_name = ?",
+                    [DERIVED, DERIVED],
+                ).fetchall()
+            }
+        views = {
+            (s, v) for s, v in con.execute("SELECT schema_name, view_name FROM duckdb_views()").fetchall()
+        }
+        for schema, table in sorted(drops):
+            kind = "VIEW" if (schema, table) in views else "TABLE"
+            con.execute(f'DROP {kind} IF EXISTS {schema}."{table}"')
+        con.close()
+        if drops:
+            compact(dest)
+    seconds = time.perf_counter() - start
+    return seconds, disk_bytes(out_dir)
+
+
+# ---------------------------------------------------------------- report
+
+
+def mib(n: float) -> str:
+    return f"{n / 2**20:,.1f} MiB"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data-dir", type=Path, default=Path("/tmp/b5k"))
+    parser.add_argument("--patients", type=int, default=4700, help="when the data directory must be built")
+    parser.add_argument("--work", type=Path, default=Path("/tmp/m4agent-bench-workspaces"))
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument(
+        "--setup-workers",
+        type=int,
+        default=os.cpu_count() or 1,
+        help="setup_database.py processes at a time (default: one per core, as a campaign's workers run them)",
+    )
+    args = parser.parse_args()
+    data_dir = args.data_dir.resolve()
+    ensure_built(data_dir, args.patients)
+    tasks = all_tasks()
+    with duckdb.connect(str(database_path(data_dir, "mimic-iv")), read_only=True) as con:
+        stays = con.execute("SELECT count(*) FROM mimiciv_icu.icustays").fetchone()
+    print(f"{len(tasks)} tasks on {data_dir} ({stays[0] if stays else 0:,} ICU stays)")
+    work = args.work.resolve()
+    print("making M4Bench-shaped sources (not timed) ...", flush=True)
+    table_sources = make_table_sources(data_dir, work / "m4bench_sources" / "tables")
+    view_sources = make_view_sources(data_dir, work / "m4bench_sources" / "views")
+
+    our_phases: list[dict[str, float]] = []
+
+    def run_ours() -> tuple[float, int]:
+        seconds, disk, phases = ours(data_dir, work, tasks, args.setup_workers)
+        our_phases.append(phases)
+        return seconds, disk
+
+    sides: dict[str, Callable[[], tuple[float, int]]] = {
+        "ours": run_ours,
+        "M4Bench, tables": lambda: m4bench(table_sources, work / "m4bench_tables", tasks),
+        "M4Bench, views": lambda: m4bench(view_sources, work / "m4bench_views", tasks),
+    }
+    times: dict[str, list[float]] = {label: [] for label in sides}
+    disks: dict[str, int] = {}
+    for i in range(args.repeat):
+        for label, run in sides.items():
+            seconds, disks[label] = run()
+            times[label].append(seconds)
+            load = os.getloadavg()[0]
+            print(f"  {label} #{i + 1}: {seconds:.2f} s, {mib(disks[label])} (load {load:.2f})", flush=True)
+    results = {label: (statistics.median(times[label]), disks[label]) for label in sides}
+
+    phases = {k: statistics.median(p[k] for p in our_phases) for k in our_phases[0]}
+    print()
+    print(f"{'side':<18}{'seconds':>10}{'disk':>16}")
+    for label, (seconds, disk) in results.items():
+        print(f"{label:<18}{seconds:>10.2f}{mib(disk):>16}")
+    print("ours, by phase: " + ", ".join(f"{k} {v:.2f} s" for k, v in phases.items()))
+    our_seconds, our_disk = results["ours"]
+    for label in ("M4Bench, tables", "M4Bench, views"):
+        seconds, disk = results[label]
+        print(
+            f"ours / {label}: time {100 * our_seconds / seconds:.1f}%, disk {100 * our_disk / disk:.1f}% "
+            "(goal: at most 5% each)"
+        )
+
+
+if __name__ == "__main__":
+    main()
