@@ -25,6 +25,7 @@ from m4agent.harness.image import (
     LATEST,
     cli_versions,
     ensure_image,
+    image_id,
     image_tag,
     pinned_versions,
     repo_root,
@@ -110,7 +111,7 @@ def test_ensure_image_names_the_build_command_when_image_missing(client: DockerC
 
 @pytest.mark.docker
 def test_latest_is_the_image_of_the_current_definition(client: DockerClient, tag: str) -> None:
-    assert client.images.get(LATEST).id == client.images.get(tag).id
+    assert image_id(client, LATEST) == image_id(client, tag)
 
 
 @pytest.mark.docker

@@ -126,6 +126,14 @@ def ensure_image(client: DockerClient, root: Path | None = None) -> str:
     return tag
 
 
+def image_id(client: DockerClient, tag: str) -> str:
+    """The engine's id of image ``tag`` (``sha256:...``), for a lock file: the exact bytes that ran."""
+    try:
+        return str(client.images.get(tag).id)
+    except ImageNotFound as error:
+        raise M4AgentError(f"image {tag} not found; build it with `scripts/build_image.sh`") from error
+
+
 def cli_versions(client: DockerClient, tag: str) -> dict[str, str]:
     """The versions in image ``tag``, read by running it: python, duckdb, pandas, node, npm, each agent CLI.
 
