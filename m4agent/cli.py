@@ -71,12 +71,15 @@ def data_synth(
     data_dir: DataDir = None,
     patients: Annotated[int, typer.Option(help="Number of patients to generate.")] = 200,
     seed: Annotated[int, typer.Option(help="Random seed; the same seed gives identical tables.")] = 42,
+    edge_cases: Annotated[bool, typer.Option("--edge-cases", help="Also plant values at every cut-point, "
+                                             "negative and zero values, duplicates at one time, ties, window "
+                                             "edges and unit variants.")] = False,
 ) -> None:
     """Write a deterministic synthetic dataset with the official schemas into the data directory."""
     from m4agent.synth import synthesize
 
     try:
-        path = synthesize(dataset, resolve_data_dir(data_dir), patients=patients, seed=seed)
+        path = synthesize(dataset, resolve_data_dir(data_dir), patients=patients, seed=seed, edge_cases=edge_cases)
     except M4AgentError as exc:
         _fail(exc)
     console.print(f"[green]wrote[/] {path}")
