@@ -1,16 +1,24 @@
 """Run dbt (programmatically) against a data directory's databases.
 
 The dbt project lives at the repository root. Paths to the DuckDB files are
-passed through environment variables read by ``profiles.yml``; the build's
-artefacts (``manifest.json``, ``run_results.json``, logs) go to
-``DIR/dbt/`` so they sit beside the databases they describe.
+passed through environment variables read by ``profiles.yml`` (and the thread
+count, ``M4AGENT_DBT_THREADS``, default 2); the build's artefacts
+(``manifest.json``, ``run_results.json``, logs) go to ``DIR/dbt/`` so they sit
+beside the databases they describe.
+
+Data tests on the sources and intermediate layers warn rather than fail (see
+``dbt_project.yml``), so dirty data never takes a reference away; ``build`` ends
+with a data-quality summary of those warnings read from dbt's run results:
+which tests warned, how many rows, and the table holding the failing rows.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
@@ -106,12 +114,88 @@ def _node_errors(execution: object) -> str:
     return ": " + "; ".join(errors[:3]) if errors else ""
 
 
-def build(data_dir: Path, select: str | None = None, datasets: Sequence[str] = ("mimic-iv", "eicu")) -> None:
-    """``dbt build`` (seeds, models, tests) against the data directory's databases."""
+@dataclass(frozen=True)
+class DataQualityFinding:
+    """One data test of the last build that did not pass."""
+
+    test: str  # the test's name, e.g. accepted_range_int_mimiciv_organfailure__kdigo_creatinine_creat__150__0
+    kind: str  # the generic test (accepted_range, unique, ...) or the singular test's name
+    model: str  # the model or source it tests ('' when dbt does not say)
+    column: str | None  # the tested column, for column tests
+    status: str  # warn, fail or error
+    rows: int | None  # failing rows (None when the test could not run)
+    stored_in: str | None  # the table holding the failing rows, when stored
+
+
+def data_quality_findings(data_dir: Path) -> list[DataQualityFinding]:
+    """The data tests that warned, failed or errored in the data directory's last dbt run,
+    from ``DIR/dbt/target/run_results.json`` (and the manifest, for the tested model),
+    most failing rows first."""
+    target = artefact_dir(data_dir) / "target"
+    results_path = target / "run_results.json"
+    if not results_path.exists():
+        return []
+    results = json.loads(results_path.read_text()).get("results", [])
+    manifest_path = target / "manifest.json"
+    nodes = json.loads(manifest_path.read_text()).get("nodes", {}) if manifest_path.exists() else {}
+    findings = []
+    for result in results:
+        unique_id = result.get("unique_id", "")
+        if not unique_id.startswith("test.") or result.get("status") not in ("warn", "fail", "error"):
+            continue
+        node = nodes.get(unique_id, {})
+        attached = node.get("attached_node") or next(iter(node.get("depends_on", {}).get("nodes", [])), "")
+        name = node.get("name") or unique_id.split(".")[2]
+        findings.append(DataQualityFinding(
+            test=name,
+            kind=(node.get("test_metadata") or {}).get("name") or name,
+            model=attached.split(".")[-1] if attached else "",
+            column=node.get("column_name"),
+            status=result["status"],
+            rows=result.get("failures"),
+            stored_in=result.get("relation_name"),
+        ))
+    return sorted(findings, key=lambda f: (f.status == "warn", -(f.rows or 0), f.test))
+
+
+def print_data_quality_summary(data_dir: Path, findings: Sequence[DataQualityFinding]) -> None:
+    """A short, readable summary of the findings on stderr."""
+    warned = [f for f in findings if f.status == "warn"]
+    blocking = [f for f in findings if f.status != "warn"]
+    if not findings:
+        console.print("[green]data quality:[/] every data test passed")
+        return
+    console.print(f"[bold]data quality:[/] {len(warned)} test(s) warned, {len(blocking)} failed "
+                  f"(warnings never block the references)")
+    for finding in [*blocking, *warned]:
+        rows = "could not run" if finding.rows is None else f"{finding.rows} row(s)"
+        tested = f"{finding.model or '?'}{'.' + finding.column if finding.column else ''}"
+        where = f" -> {finding.stored_in.replace(chr(34), '')}" if finding.stored_in else ""
+        colour = "yellow" if finding.status == "warn" else "red"
+        console.print(f"  [{colour}]{finding.status:5}[/] {rows:>11}  {finding.kind} on {tested}{where}",
+                      soft_wrap=True, highlight=False)
+    console.print(f"  failing rows are kept in schema data_quality of {database_path(data_dir, 'mimic-iv')}; "
+                  f"dbt's log: {artefact_dir(data_dir) / 'logs' / 'dbt.log'}")
+
+
+def build(data_dir: Path, select: str | None = None,
+          datasets: Sequence[str] = ("mimic-iv", "eicu")) -> list[DataQualityFinding]:
+    """``dbt build`` (seeds, models, tests) against the data directory's databases.
+
+    Ends with the data-quality summary of the build (printed even when the build fails)
+    and returns its findings; raises M4AgentError when a model or a blocking test failed.
+    """
     check_sources(data_dir, datasets)
     args = ["build"]
     if select:
         # Only run tests whose every parent is selected (relationship tests to unbuilt models would fail).
         args += ["--select", select, "--indirect-selection", "cautious"]
     console.print(f"[bold]dbt build[/] against {data_dir} (artefacts in {artefact_dir(data_dir)})")
-    invoke(data_dir, args)
+    results_path = artefact_dir(data_dir) / "target" / "run_results.json"
+    results_path.unlink(missing_ok=True)  # a summary must never describe an earlier run
+    try:
+        invoke(data_dir, args)
+    finally:
+        findings = data_quality_findings(data_dir)
+        print_data_quality_summary(data_dir, findings)
+    return findings

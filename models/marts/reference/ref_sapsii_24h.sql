@@ -35,9 +35,9 @@ cpap_periods AS (
 
 first_service AS (
     -- The admission's first service (earliest transfertime, NULL first) decides whether it
-    -- is surgical. Like the original, no further tie-break: two services at the same
-    -- earliest transfertime are resolved by DuckDB's window order, which this same query
-    -- shape reproduces (see ref_sapsii_24h.yml).
+    -- is surgical. Two services at the earliest transfertime (the original picks either,
+    -- by physical row order): a surgical one wins, then the service name (see
+    -- ref_sapsii_24h.yml).
     SELECT
         admissions.hadm_id,
         CASE WHEN LOWER(services.curr_service) LIKE '%surg%' THEN 1 ELSE 0 END AS surgical
@@ -46,7 +46,10 @@ first_service AS (
         ON admissions.hadm_id = services.hadm_id
     QUALIFY ROW_NUMBER() OVER (
         PARTITION BY admissions.hadm_id
-        ORDER BY services.transfertime NULLS FIRST
+        ORDER BY
+            services.transfertime NULLS FIRST,
+            CASE WHEN LOWER(services.curr_service) LIKE '%surg%' THEN 0 ELSE 1 END,
+            services.curr_service
     ) = 1
 ),
 

@@ -14,9 +14,9 @@ WITH icustays AS (
 
 first_day_gcs_ranked AS (
 
-    -- GCS from 6 hours before to 24 hours after ICU admission, lowest first. The m4-infra
-    -- snapshot breaks ties between equally low scores arbitrarily; here the latest
-    -- charting wins, as in mimic-code HEAD.
+    -- GCS from 6 hours before to 24 hours after ICU admission, lowest first; among
+    -- equally low totals the earliest charting wins, as m4-infra's snapshot does (the gcs
+    -- model has one row per stay and charttime, so no ties remain).
     SELECT
         ie.stay_id,
         g.gcs,
@@ -25,7 +25,7 @@ first_day_gcs_ranked AS (
         g.gcs_eyes,
         g.gcs_unable,
         ROW_NUMBER() OVER (
-            PARTITION BY ie.stay_id ORDER BY g.gcs NULLS FIRST, g.charttime DESC
+            PARTITION BY ie.stay_id ORDER BY g.gcs NULLS FIRST, g.charttime
         ) AS gcs_rank
     FROM icustays AS ie
     INNER JOIN {{ ref('int_mimiciv_measurement__gcs') }} AS g

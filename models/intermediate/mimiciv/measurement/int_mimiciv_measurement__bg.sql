@@ -113,13 +113,18 @@ charted_fio2 AS (
 
 with_spo2 AS (
 
-    -- the latest SpO2 in the two hours up to the gas; one row per subject and charttime
-    -- (when two gases share both, mimic-code keeps one of them)
+    -- the latest SpO2 in the two hours up to the gas; one row per subject and charttime.
+    -- When two specimens share a charttime, mimic-code keeps an arbitrary one; here the
+    -- arterial specimen ('ART.') wins, then any labelled one, then the lowest specimen_id.
     SELECT
         gas.*,
         spo2.spo2,
         ROW_NUMBER() OVER (
-            PARTITION BY gas.subject_id, gas.charttime ORDER BY spo2.charttime DESC
+            PARTITION BY gas.subject_id, gas.charttime
+            ORDER BY
+                spo2.charttime DESC NULLS LAST,
+                CASE WHEN gas.specimen = 'ART.' THEN 0 WHEN gas.specimen IS NOT NULL THEN 1 ELSE 2 END,
+                gas.specimen_id
         ) AS spo2_recency
     FROM gas_specimens AS gas
     LEFT JOIN charted_spo2 AS spo2
@@ -131,12 +136,13 @@ with_spo2 AS (
 
 with_fio2 AS (
 
-    -- the latest charted FiO2 in the four hours up to the gas
+    -- the latest charted FiO2 in the four hours up to the gas (one gas per subject and
+    -- charttime remains, and charted FiO2 has one row per subject and charttime: no ties)
     SELECT
         gas.*,
         fio2.fio2_chartevents,
         ROW_NUMBER() OVER (
-            PARTITION BY gas.subject_id, gas.charttime ORDER BY fio2.charttime DESC
+            PARTITION BY gas.subject_id, gas.charttime ORDER BY fio2.charttime DESC NULLS LAST
         ) AS fio2_recency
     FROM with_spo2 AS gas
     LEFT JOIN charted_fio2 AS fio2

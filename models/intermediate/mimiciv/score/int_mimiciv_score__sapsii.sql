@@ -55,12 +55,17 @@ cpap_periods AS (
 first_services AS (
 
     -- The admission's first service (earliest transfertime); surgical when it contains 'surg'.
+    -- Two services at the earliest transfertime: a surgical one wins (then the service name;
+    -- only the surgical flag is used, so remaining ties are indistinguishable).
     SELECT
         admissions.hadm_id,
         CASE WHEN LOWER(services.curr_service) LIKE '%surg%' THEN 1 ELSE 0 END AS surgical,
         ROW_NUMBER() OVER (
             PARTITION BY admissions.hadm_id
-            ORDER BY services.transfertime, services.curr_service
+            ORDER BY
+                services.transfertime NULLS FIRST,
+                CASE WHEN LOWER(services.curr_service) LIKE '%surg%' THEN 0 ELSE 1 END,
+                services.curr_service
         ) AS service_order
     FROM {{ ref('stg_mimiciv_hosp__admissions') }} AS admissions
     LEFT JOIN {{ ref('stg_mimiciv_hosp__services') }} AS services
