@@ -58,7 +58,7 @@ def check_sources(data_dir: Path, datasets: Sequence[str] = ("mimic-iv", "eicu")
 def _environment(data_dir: Path, target: str = "target") -> Iterator[None]:
     saved = dict(os.environ)
     os.environ["M4AGENT_MIMIC_DB"] = str(database_path(data_dir, "mimic-iv"))
-    os.environ["M4AGENT_EICU_DB"] = str(database_path(data_dir, "eicu"))
+    os.environ["M4AGENT_EICU_DB"] = str(_eicu_or_stand_in(data_dir))
     os.environ["DBT_LOG_PATH"] = str(artefact_dir(data_dir) / "logs")
     os.environ["DBT_TARGET_PATH"] = str(artefact_dir(data_dir) / target)
     os.environ.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")
@@ -78,7 +78,7 @@ def _release_duckdb() -> None:
 
 
 def invoke(data_dir: Path, args: Sequence[str], project_dir: Path | None = None,
-           target: str = "target") -> object:
+           target: str = "target", progress: str | None = None) -> object:
     """Run one dbt command (e.g. ``["build", "--select", "sofa"]``); raise on failure.
 
     ``project_dir`` runs another dbt project (with its own ``profiles.yml``) in the same
@@ -86,16 +86,28 @@ def invoke(data_dir: Path, args: Sequence[str], project_dir: Path | None = None,
     ``target`` names the folder under ``DIR/dbt`` for dbt's artefacts: a caller whose vars
     differ from the reference build's (grading) keeps its own, so each keeps its saved
     parse (``partial_parse.msgpack``) and dbt does not re-parse the project every time.
+    ``progress`` labels a progress bar shown instead of dbt's log, which then goes to the log file
+    only (``--verbose``, see ``m4agent.progress``, keeps dbt's log on the terminal).
+    Ctrl-C during the run raises ``KeyboardInterrupt`` (dbt reports it as a failure otherwise).
     """
     from dbt.cli.main import dbtRunner
+
+    from m4agent import progress as shown
 
     project = str(project_dir or PROJECT_ROOT)
     with _environment(data_dir, target):
         cli_args = [*args, "--project-dir", project, "--profiles-dir", project]
+        quiet = progress is not None and not shown.verbose()
         try:
-            result = dbtRunner().invoke(cli_args)
+            if quiet:
+                with shown.dbt_progress(progress or "dbt") as (on_event, _):
+                    result = dbtRunner(callbacks=[on_event]).invoke([*cli_args, "--log-level", "none"])
+            else:
+                result = dbtRunner().invoke(cli_args)
         finally:
             _release_duckdb()
+    if isinstance(result.exception, KeyboardInterrupt):
+        raise KeyboardInterrupt
     if not result.success:
         detail = f": {result.exception}" if result.exception else _node_errors(result.result)
         raise M4AgentError(
@@ -185,8 +197,9 @@ def build(data_dir: Path, select: str | None = None,
     Ends with the data-quality summary of the build (printed even when the build fails)
     and returns its findings; raises M4AgentError when a model or a blocking test failed.
     """
+    datasets = present_datasets(data_dir, datasets)
     check_sources(data_dir, datasets)
-    args = ["build"]
+    args = ["build", *_exclude_absent(data_dir, datasets)]
     if select:
         # Only run tests whose every parent is selected (relationship tests to unbuilt models would fail).
         args += ["--select", select, "--indirect-selection", "cautious"]
@@ -194,8 +207,55 @@ def build(data_dir: Path, select: str | None = None,
     results_path = artefact_dir(data_dir) / "target" / "run_results.json"
     results_path.unlink(missing_ok=True)  # a summary must never describe an earlier run
     try:
-        invoke(data_dir, args)
+        _check_selected(invoke(data_dir, args, progress="dbt build"), select)
     finally:
         findings = data_quality_findings(data_dir)
         print_data_quality_summary(data_dir, findings)
     return findings
+
+
+# Partial builds: a data directory holding one dataset builds what that dataset serves.
+_SOURCES = {"mimic-iv": ("mimiciv_hosp", "mimiciv_icu"), "eicu": ("eicu_crd",)}
+
+
+def _eicu_or_stand_in(data_dir: Path) -> Path:
+    """The eICU database, or (MIMIC-IV only) an empty stand-in under DIR/dbt for dbt to attach, so that
+    no empty eicu.duckdb appears in the data directory."""
+    eicu = database_path(data_dir, "eicu")
+    if eicu.exists():
+        return eicu
+    stand_in = artefact_dir(data_dir) / "absent_eicu.duckdb"
+    stand_in.parent.mkdir(parents=True, exist_ok=True)
+    return stand_in
+
+
+def present_datasets(data_dir: Path, datasets: Sequence[str]) -> list[str]:
+    """The datasets among ``datasets`` whose database is in the data directory; when one is missing, say
+    what the build skips. No database at all is an error saying how to create one."""
+    present = [d for d in datasets if database_path(data_dir, d).exists()]
+    if not present:
+        check_sources(data_dir, datasets)  # raises with the hint for the first
+    for dataset in datasets:
+        if dataset not in present:
+            from m4agent.registry import all_tasks
+
+            tasks = sorted(t.name for t in all_tasks().values() if t.dataset == dataset)
+            console.print(f"[yellow]skipping {dataset}[/]: {database_path(data_dir, dataset).name} is not in "
+                          f"{data_dir}, so its models and the references of {len(tasks)} task(s) "
+                          f"({', '.join(tasks)}) are not built; add it with `m4agent data synth --dataset "
+                          f"{dataset}` or `m4agent data load --dataset {dataset} --src PATH`", soft_wrap=True)
+    return present
+
+
+def _exclude_absent(data_dir: Path, present: Sequence[str]) -> list[str]:
+    """dbt arguments leaving out everything downstream of the sources of absent datasets."""
+    absent = [f"source:{source}+" for dataset, sources in _SOURCES.items() if dataset not in present
+              for source in sources]
+    return ["--exclude", *absent] if absent else []
+
+
+def _check_selected(execution: object, select: str | None) -> None:
+    """An error when ``--select`` chose nothing (dbt would succeed doing nothing)."""
+    if select and not (getattr(execution, "results", None) or []):
+        raise M4AgentError(f"--select {select!r} matches no model, seed or test; name a model and its "
+                           "parents or children, e.g. --select +ref_sofa_24h (`dbt ls` lists the nodes)")
