@@ -28,10 +28,11 @@ from typing import Any
 
 import duckdb
 
-from m4agent.errors import M4AgentError
+from m4agent.errors import M4AgentError, explain
 from m4agent.grading import run_files, truth_cache
 from m4agent.grading.loader import Run, load_runs
 from m4agent.grading.project import grading_project
+from m4agent.locking import data_dir_lock
 from m4agent.paths import database_path
 from m4agent.registry import TASKS_DIR, Task, all_tasks
 
@@ -67,7 +68,7 @@ def _connect(data_dir: Path) -> duckdb.DuckDBPyConnection:
     try:
         return duckdb.connect(str(db))
     except duckdb.Error as exc:
-        raise M4AgentError(f"cannot open {db} ({exc}); close other programs using it and retry") from exc
+        raise M4AgentError(explain(exc) or f"cannot open {db} ({exc})") from exc
 
 
 def _attach_eicu(con: duckdb.DuckDBPyConnection, data_dir: Path) -> None:
@@ -242,6 +243,15 @@ def _zero_result(run_id: str, task: str | None, error: str, expectations: bool =
 
 def _grade_batch(runs: Sequence[Run], data_dir: Path, phases: dict[str, float],
                  expectations: bool) -> dict[str, dict[str, Any]]:
+    """_grade_batch_unlocked holding the data directory's lock (``m4agent.locking``): a batch's outputs
+    stay in agent_outputs from their load to the reading of its results, so no other grading (another
+    process, or another thread) can replace them and have its scores read as this batch's."""
+    with data_dir_lock(data_dir):
+        return _grade_batch_unlocked(runs, data_dir, phases, expectations)
+
+
+def _grade_batch_unlocked(runs: Sequence[Run], data_dir: Path, phases: dict[str, float],
+                          expectations: bool) -> dict[str, dict[str, Any]]:
     """Load the runs, run dbt once, read the results back (and validate them with the suites)."""
     con = _connect(data_dir)
     try:
