@@ -2,34 +2,79 @@
 
     m4agent quickstart                 synthesize both datasets and build the references
     m4agent data synth|load|download   populate the source databases
-    m4agent reference build            dbt build of mimiciv_derived and the references
+    m4agent reference build|export     dbt build of mimiciv_derived and the references; a reference as CSV
     m4agent tasks list|show            the 28 benchmark tasks
     m4agent grade TASK OUTPUT.csv      score an agent's CSV (or --results-root DIR for a campaign)
     m4agent run TASK --agent A         one task, one agent, in a locked container, graded
     m4agent campaign plan|run|status   a matrix of runs, crash-safe, graded as they finish
     m4agent doctor                     Docker, the agent image, data, disk, clock
+
+Conventions every command follows (``guarded``): one line for an expected failure (``M4AgentError``
+and whatever ``errors.explain`` recognises), exit 130 on Ctrl-C (``interrupts``), the data directory
+printed first (``paths.describe``), writers holding the data directory's lock (``locking``), and
+usage errors exiting 1 rather than click's 2, which `grade` keeps for a strict failure.
 """
 
 from __future__ import annotations
 
+import functools
+import json
 import os
 import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
 from rich.markup import escape
+from typer.core import TyperGroup
 
-from m4agent.errors import M4AgentError
-from m4agent.paths import ENV_DATA_DIR, resolve_data_dir
+try:  # typer 0.29 carries its own copy of click; earlier versions use click itself
+    from typer import _click as click
+except ImportError:  # pragma: no cover
+    import click  # type: ignore[no-redef]
+
+from m4agent import interrupts, locking, progress
+from m4agent.errors import EXIT_CODES_HELP, EXIT_ERROR, EXIT_INTERRUPTED, M4AgentError, explain
+from m4agent.paths import ENV_DATA_DIR, check_data_dir, database_path, describe, locate_data_dir
 
 console = Console(stderr=True)
 
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class _Group(TyperGroup):
+    """The top-level group: click's usage errors exit 1 (usage or input error), not 2."""
+
+    def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
+        if not standalone_mode:
+            return super().main(*args, standalone_mode=False, **kwargs)
+        try:
+            code = super().main(*args, standalone_mode=False, **kwargs)
+        except click.exceptions.NoArgsIsHelpError as exc:
+            exc.show()
+            sys.exit(0)
+        except click.exceptions.ClickException as exc:
+            if isinstance(exc, click.exceptions.UsageError):
+                exc.exit_code = EXIT_ERROR
+            from typer import rich_utils
+
+            rich_utils.rich_format_error(exc)
+            sys.exit(exc.exit_code)
+        except click.exceptions.Abort:
+            sys.exit(EXIT_INTERRUPTED)
+        sys.exit(code if isinstance(code, int) else 0)
+
+
 app = typer.Typer(
+    cls=_Group,
     help=(
         "m4agent: dbt-based references and grading for benchmarks of AI coding agents "
-        "on clinical data (MIMIC-IV, eICU). Start with `m4agent quickstart`."
+        "on clinical data (MIMIC-IV, eICU). Start with `m4agent quickstart`.\n\n" + EXIT_CODES_HELP
     ),
     no_args_is_help=True,
     add_completion=False,
@@ -37,35 +82,127 @@ app = typer.Typer(
 )
 data_app = typer.Typer(help="Populate the source databases: synthesize, load PhysioNet files, download demos.",
                        no_args_is_help=True)
-reference_app = typer.Typer(help="Build the mimiciv_derived concepts and the reference models with dbt.",
-                            no_args_is_help=True)
-app.add_typer(data_app, name="data")
-app.add_typer(reference_app, name="reference")
+reference_app = typer.Typer(help="Build the mimiciv_derived concepts and the reference models with dbt; "
+                            "export a reference as CSV.", no_args_is_help=True)
 tasks_app = typer.Typer(help="The 28 M4Bench tasks: columns, thresholds, drop lists and reference models.",
                         no_args_is_help=True)
+app.add_typer(data_app, name="data")
+app.add_typer(reference_app, name="reference")
 app.add_typer(tasks_app, name="tasks")
+
+
+def _version() -> str:
+    try:
+        return version("m4agent")
+    except PackageNotFoundError:  # pragma: no cover - running from a source tree
+        return "unknown"
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"m4agent {_version()}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    show_version: Annotated[bool, typer.Option("--version", callback=_print_version, is_eager=True,
+                                               help="Print the version and exit.")] = False,
+) -> None:
+    """m4agent: dbt-based references and grading for benchmarks of AI coding agents on clinical data."""
+
+
+def guarded(func: F) -> F:
+    """Run a command with the conventions of the module docstring."""
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            with interrupts.handling_interrupts():
+                return func(*args, **kwargs)
+        except KeyboardInterrupt:
+            console.print("[yellow]interrupted[/]: stopped; files are written whole or not at all, so "
+                          "running the command again continues cleanly")
+            raise typer.Exit(EXIT_INTERRUPTED) from None
+        except M4AgentError as exc:
+            _fail(str(exc))
+        except Exception as exc:
+            message = explain(exc)
+            if message is None:
+                raise
+            _fail(message)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _fail(message: str) -> None:
+    # One unwrapped line, with any [brackets] in paths or messages printed literally.
+    console.print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True)
+    raise typer.Exit(code=EXIT_ERROR)
+
 
 from m4agent.harness.cli import campaign_app, doctor, run_one  # noqa: E402  (wiring only)
 
+for _command in campaign_app.registered_commands:
+    _command.callback = guarded(_command.callback) if _command.callback else None
 app.add_typer(campaign_app, name="campaign")
-app.command("run")(run_one)
-app.command("doctor")(doctor)
+app.command("run")(guarded(run_one))
+app.command("doctor")(guarded(doctor))
 
 DataDir = Annotated[
     Path | None,
-    typer.Option("--data-dir", help=f"Data directory holding mimic_iv.duckdb and eicu.duckdb "
-                 f"(default ./m4data, or ${ENV_DATA_DIR}).", show_default=False),
+    typer.Option("--data-dir", help=f"Data directory holding mimic_iv.duckdb and eicu.duckdb (default: "
+                 f"${ENV_DATA_DIR}, else data_dir in the nearest m4agent.toml, else the nearest m4data folder "
+                 "here or above, else ./m4data). Printed by every command.", show_default=False),
 ]
+NoWait = Annotated[bool, typer.Option("--no-wait", help="Fail at once when another m4agent process is "
+                                      "using the data directory, instead of waiting for it.")]
+Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="Show dbt's raw log instead of the "
+                                       "progress bar (it always goes to DIR/dbt/logs/dbt.log).")]
 DatasetOpt = Annotated[str, typer.Option("--dataset", help="mimic-iv or eicu.")]
+TasksDirOpt = Annotated[Path | None, typer.Option("--tasks-dir", help="Folder of task definitions "
+                                                  "<family>/<task>/task.toml (default: the built-in tasks).",
+                                                  show_default=False)]
 
 
-def _fail(exc: Exception) -> None:
-    # One unwrapped line, with any [brackets] in paths or messages printed literally.
-    console.print(f"[bold red]error:[/] {escape(str(exc))}", soft_wrap=True)
-    raise typer.Exit(code=1)
+@contextmanager
+def _data_dir(data_dir: Path | None, writes: bool, no_wait: bool = False) -> Iterator[Path]:
+    """Resolve and print the data directory, then hold its lock (exclusive for ``writes``)."""
+    choice = locate_data_dir(data_dir)
+    console.print(escape(describe(choice)), style="dim", soft_wrap=True)
+    root = check_data_dir(choice.path)
+    if not writes and not root.is_dir():
+        raise M4AgentError(f"data directory {root} does not exist; create it with `m4agent quickstart` "
+                           "or pass --data-dir the folder holding mimic_iv.duckdb")
+    locking.set_wait_default(not no_wait)
+    with locking.data_dir_lock(root, exclusive=writes, wait=not no_wait, on_wait=_say):
+        yield root
+
+
+def _say(message: str) -> None:
+    console.print(f"[yellow]{escape(message)}[/]", soft_wrap=True)
+
+
+def _remove_partials(root: Path, dataset: str) -> None:
+    """Delete what an interrupted synthesis left under its temporary name (the finished file is untouched)."""
+    target = database_path(root, dataset)
+    for leftover in (Path(f"{target}.partial"), Path(f"{target}.partial.wal")):
+        leftover.unlink(missing_ok=True)
+
+
+def _synthesize(dataset: str, root: Path, patients: int, seed: int, edge_cases: bool = False) -> Path:
+    from m4agent.synth import synthesize
+
+    try:
+        with progress.status(f"synthesizing {dataset} ({patients} patients, seed {seed})"):
+            return synthesize(dataset, root, patients=patients, seed=seed, edge_cases=edge_cases)
+    except BaseException:
+        _remove_partials(root, dataset)
+        raise
 
 
 @data_app.command("synth")
+@guarded
 def data_synth(
     dataset: DatasetOpt = "mimic-iv",
     data_dir: DataDir = None,
@@ -74,37 +211,38 @@ def data_synth(
     edge_cases: Annotated[bool, typer.Option("--edge-cases", help="Also plant values at every cut-point, "
                                              "negative and zero values, duplicates at one time, ties, window "
                                              "edges and unit variants.")] = False,
+    no_wait: NoWait = False,
 ) -> None:
     """Write a deterministic synthetic dataset with the official schemas into the data directory."""
-    from m4agent.synth import synthesize
-
-    try:
-        path = synthesize(dataset, resolve_data_dir(data_dir), patients=patients, seed=seed, edge_cases=edge_cases)
-    except M4AgentError as exc:
-        _fail(exc)
-    console.print(f"[green]wrote[/] {path}")
+    if patients < 1:
+        raise M4AgentError("--patients must be at least 1")
+    with _data_dir(data_dir, writes=True, no_wait=no_wait) as root:
+        path = _synthesize(dataset, root, patients, seed, edge_cases)
+    console.print(f"[green]wrote[/] {escape(str(path))}; next: `m4agent reference build`")
 
 
 @data_app.command("load")
+@guarded
 def data_load(
     src: Annotated[Path, typer.Option("--src", help="Folder in PhysioNet's layout (MIMIC-IV: hosp/ and icu/; "
                                       "eICU: flat camelCase *.csv.gz).")],
     dataset: DatasetOpt = "mimic-iv",
     data_dir: DataDir = None,
+    no_wait: NoWait = False,
 ) -> None:
     """Load PhysioNet csv.gz files into DuckDB with the official column types (streaming, atomic)."""
     from m4agent.loader import load
 
-    try:
-        path = load(dataset, src, resolve_data_dir(data_dir))
-    except M4AgentError as exc:
-        _fail(exc)
-    console.print(f"[green]loaded[/] {path}")
+    with _data_dir(data_dir, writes=True, no_wait=no_wait) as root:
+        path = load(dataset, src, root)
+    console.print(f"[green]loaded[/] {escape(str(path))}; next: `m4agent reference build`")
 
 
 @data_app.command("download")
+@guarded
 def data_download(
-    dest: Annotated[Path, typer.Option("--dest", help="Folder to download into.")],
+    dest: Annotated[Path, typer.Option("--dest", help="Folder to download into (then `m4agent data load "
+                                       "--src` it).")],
     dataset: Annotated[str, typer.Option("--dataset", help="mimic-iv-demo or eicu-demo.")] = "mimic-iv-demo",
     base_url: Annotated[str | None, typer.Option("--base-url", help="Mirror to download from "
                                                  "(default: PhysioNet).")] = None,
@@ -112,41 +250,63 @@ def data_download(
     """Download an open PhysioNet demo, verified against its published SHA-256 list; resumable."""
     from m4agent.download import download
 
-    try:
-        path = download(dataset, dest, base_url=base_url)
-    except M4AgentError as exc:
-        _fail(exc)
-    console.print(f"[green]downloaded[/] {path}")
+    path = download(dataset, dest, base_url=base_url)
+    console.print(f"[green]downloaded[/] {escape(str(path))}; next: `m4agent data load --src {escape(str(path))}`")
+
+
+def _build(root: Path, select: str | None) -> float:
+    """dbt build with the progress bar and a closing line; its seconds."""
+    from m4agent.dbt_runner import build
+
+    started = time.perf_counter()
+    build(root, select=select)
+    return time.perf_counter() - started
 
 
 @reference_app.command("build")
+@guarded
 def reference_build(
     data_dir: DataDir = None,
-    select: Annotated[str | None, typer.Option("--select", help="dbt node selection, e.g. 'sofa+'.")] = None,
+    select: Annotated[str | None, typer.Option("--select", help="dbt node selection, e.g. '+ref_sofa_24h' "
+                                               "(the SOFA reference and what it is built from).")] = None,
+    verbose: Verbose = False,
+    no_wait: NoWait = False,
 ) -> None:
-    """Run `dbt build` against the data directory's databases (models and their tests)."""
-    from m4agent.dbt_runner import build
+    """Run `dbt build` against the data directory's databases (models and their tests).
 
-    try:
-        build(resolve_data_dir(data_dir), select=select)
-    except M4AgentError as exc:
-        _fail(exc)
+    With only one dataset's database present, builds what that dataset serves and says what it skipped."""
+    progress.set_verbose(verbose)
+    with _data_dir(data_dir, writes=True, no_wait=no_wait) as root:
+        seconds = _build(root, select)
+    console.print(f"[bold green]built[/] in {seconds:.0f} s (dbt's log: {escape(str(root / 'dbt' / 'logs' / 'dbt.log'))})")
+    _next_steps()
+
+
+def _next_steps() -> None:
+    console.print("next steps:\n"
+                  "  m4agent tasks list                                      the 28 tasks\n"
+                  "  m4agent reference export mimic-sofa-24h --out sofa.csv  a reference as CSV\n"
+                  "  m4agent grade mimic-sofa-24h sofa.csv                   grade an output (here: 1.0)\n"
+                  "  dbt docs generate && dbt docs serve                     browse the SQL (see README)")
 
 
 @reference_app.command("export")
+@guarded
 def reference_export(
     task: Annotated[str, typer.Argument(help="Task name, e.g. mimic-sofa-24h (see `m4agent tasks list`).")],
     out: Annotated[Path, typer.Option("--out", help="CSV file to write; FILE.manifest.json goes beside it.")],
     data_dir: DataDir = None,
+    no_wait: NoWait = False,
 ) -> None:
     """Write a task's reference as deterministic CSV (required columns, sorted by key) plus a manifest."""
     from m4agent.reference_export import export, manifest_path
 
-    try:
-        path = export(task, resolve_data_dir(data_dir), out)
-    except M4AgentError as exc:
-        _fail(exc)
-    console.print(f"[green]wrote[/] {path} and {manifest_path(path)}")
+    if out.is_dir():
+        raise M4AgentError(f"--out {out} is a folder; name the CSV file to write, e.g. --out {out / (task + '.csv')}")
+    with _data_dir(data_dir, writes=False, no_wait=no_wait) as root:
+        path = export(task, root, out)
+    console.print(f"[green]wrote[/] {escape(str(path))} and {escape(str(manifest_path(path)))}; next: "
+                  f"`m4agent grade {task} {escape(str(path))}`")
 
 
 def _stdout_console() -> Console:
@@ -155,18 +315,45 @@ def _stdout_console() -> Console:
     return Console(width=160) if piped else Console()
 
 
+COLUMN_NOTES = {
+    "keys": "the columns identifying a row (a stay, or a stay and a time)",
+    "cov": "row coverage: the share of the reference's keys an output must contain to pass",
+    "acc": "accuracy: the share of matched rows whose value must agree, per scored column, to pass",
+    "reference model": "the dbt model (schema reference) the task is graded against",
+}
+
+
+def _task_record(task: Any) -> dict[str, Any]:
+    return {
+        "name": task.name, "family": task.family, "mode": task.mode, "dataset": task.dataset,
+        "description": task.description, "reference": task.reference, "reference_model": task.reference_model,
+        "key_columns": list(task.key_columns), "value_columns": list(task.value_columns),
+        "required_columns": list(task.required_columns), "scored_columns": list(task.scored_columns),
+        "row_coverage_threshold": task.row_coverage_threshold, "accuracy_threshold": task.accuracy_threshold,
+        "tolerance": dict(task.tolerance), "drop_tables": list(task.drop_tables),
+    }
+
+
 @tasks_app.command("list")
-def tasks_list() -> None:
+@guarded
+def tasks_list(
+    tasks_dir: TasksDirOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object per task, one a line.")] = False,
+) -> None:
     """Print every task: family, mode, dataset, key columns, thresholds and reference model."""
     from rich import box
     from rich.table import Table
 
-    from m4agent.registry import all_tasks
+    from m4agent.registry import TASKS_DIR, all_tasks
 
+    tasks = all_tasks(tasks_dir.resolve() if tasks_dir else TASKS_DIR)
+    if as_json:
+        for task in tasks.values():
+            sys.stdout.write(json.dumps(_task_record(task)) + "\n")
+        return
     table = Table(title="M4Bench tasks", box=box.SIMPLE_HEAD, pad_edge=False)
     for header in ("task", "family", "mode", "dataset", "keys", "cov", "acc", "reference model"):
         table.add_column(header, overflow="fold")
-    tasks = all_tasks()
     for task in tasks.values():
         table.add_row(task.name, task.family, task.mode, task.dataset, ", ".join(task.key_columns),
                       f"{task.row_coverage_threshold:g}", f"{task.accuracy_threshold:g}", task.reference_model)
@@ -174,20 +361,33 @@ def tasks_list() -> None:
     out.print(table)
     out.print(f"{len(tasks)} tasks, {len({t.family for t in tasks.values()})} families, "
               f"{len({t.reference_model for t in tasks.values()})} reference models")
+    for header, note in COLUMN_NOTES.items():
+        out.print(f"  {header}: {note}")
 
 
 @tasks_app.command("show")
-def tasks_show(task: Annotated[str, typer.Argument(help="Task name, e.g. mimic-sofa-24h.")]) -> None:
-    """Print one task in full: definition, columns, tolerances, drop list and instruction."""
+@guarded
+def tasks_show(
+    task: Annotated[str, typer.Argument(help="Task name, e.g. mimic-sofa-24h.")],
+    tasks_dir: TasksDirOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the task as one JSON object (with its "
+                                          "rendered instruction).")] = False,
+) -> None:
+    """Print one task in full: definition, columns, tolerances, drop list and instruction.
+
+    The instruction is shown as an agent receives it, placeholders such as {output_path} filled in."""
     from rich.markdown import Markdown
     from rich.table import Table
 
-    from m4agent.registry import load_task
+    from m4agent.harness.instructions import render_task_text
+    from m4agent.registry import TASKS_DIR, load_task
 
-    try:
-        found = load_task(task)
-    except M4AgentError as exc:
-        _fail(exc)
+    found = load_task(task, tasks_dir.resolve() if tasks_dir else TASKS_DIR)
+    instruction = render_task_text(found)
+    if as_json:
+        sys.stdout.write(json.dumps({**_task_record(found), "folder": str(found.path),
+                                     "instruction": instruction}) + "\n")
+        return
     facts = Table(show_header=False, box=None, title=found.name, title_justify="left")
     facts.add_column(style="bold")
     facts.add_column(overflow="fold")
@@ -202,8 +402,8 @@ def tasks_show(task: Annotated[str, typer.Argument(help="Task name, e.g. mimic-s
         ("value columns", ", ".join(found.value_columns)),
         ("required columns", ", ".join(found.required_columns)),
         ("scored columns", ", ".join(found.scored_columns)),
-        ("row coverage", f"{found.row_coverage_threshold:g}"),
-        ("accuracy", f"{found.accuracy_threshold:g}"),
+        ("row coverage", f"{found.row_coverage_threshold:g} (share of the reference's keys an output must contain)"),
+        ("accuracy", f"{found.accuracy_threshold:g} (share of matched rows whose value must agree, per column)"),
         ("tolerance", ", ".join(f"{k}: {v:g}" for k, v in found.tolerance.items()) or "none (exact)"),
         ("dropped tables", "\n".join(found.drop_tables) or "none"),
         ("folder", str(found.path)),
@@ -213,10 +413,11 @@ def tasks_show(task: Annotated[str, typer.Argument(help="Task name, e.g. mimic-s
     out = _stdout_console()
     out.print(facts)
     out.rule("instruction")
-    out.print(Markdown(found.instruction))
+    out.print(Markdown(instruction))
 
 
-@app.command("grade")
+@app.command("grade", epilog=EXIT_CODES_HELP)
+@guarded
 def grade(
     task: Annotated[str | None, typer.Argument(help="Task name, e.g. mimic-sofa-24h.", show_default=False)] = None,
     output: Annotated[Path | None, typer.Argument(help="The agent's output CSV.", show_default=False)] = None,
@@ -230,38 +431,44 @@ def grade(
     expectations: Annotated[bool, typer.Option("--expectations", help="Also validate the strict checks "
                                                "with the Great Expectations suites, for each run (slower); adds expectations_pass and "
                                                "expectations_failed to the results.")] = False,
-    tasks_dir: Annotated[Path | None, typer.Option("--tasks-dir", help="Folder of task definitions "
-                                                   "(default: the built-in tasks).", show_default=False)] = None,
+    tasks_dir: TasksDirOpt = None,
+    no_fail: Annotated[bool, typer.Option("--no-fail", help="Exit 0 even when an output fails the strict "
+                                          "checks (default: exit 2).")] = False,
+    no_wait: NoWait = False,
 ) -> None:
-    """Grade agent output against a task's reference with M4Bench's rules (dbt models, one pass)."""
+    """Grade agent output against a task's reference with M4Bench's rules (dbt models, one pass).
+
+    Exit 0 when every graded output passes the strict checks, 2 when one fails (--no-fail: 0)."""
     from m4agent.grading.cli import run_grade
 
-    try:
-        run_grade(task, output, resolve_data_dir(data_dir), results_root, force, as_json, expectations,
-                  tasks_dir)
-    except M4AgentError as exc:
-        _fail(exc)
+    with _data_dir(data_dir, writes=True, no_wait=no_wait) as root:
+        code = run_grade(task, output, root, results_root, force, as_json, expectations, tasks_dir, no_fail)
+    if code:
+        raise typer.Exit(code)
 
 
 @app.command("quickstart")
+@guarded
 def quickstart(
     data_dir: DataDir = None,
     patients: Annotated[int, typer.Option(help="Patients per synthetic dataset.")] = 200,
     seed: Annotated[int, typer.Option(help="Random seed.")] = 42,
+    verbose: Verbose = False,
+    no_wait: NoWait = False,
 ) -> None:
     """The main job on the embedded default: synthesize MIMIC-IV and eICU, then `dbt build` everything."""
-    from m4agent.dbt_runner import build
-    from m4agent.synth import synthesize
-
-    root = resolve_data_dir(data_dir)
-    try:
+    if patients < 1:
+        raise M4AgentError("--patients must be at least 1")
+    progress.set_verbose(verbose)
+    started = time.perf_counter()
+    with _data_dir(data_dir, writes=True, no_wait=no_wait) as root:
         for dataset in ("mimic-iv", "eicu"):
-            path = synthesize(dataset, root, patients=patients, seed=seed)
-            console.print(f"[green]synthesized[/] {dataset} -> {path}")
-        build(root)
-    except M4AgentError as exc:
-        _fail(exc)
-    console.print(f"[bold green]done[/]: databases and references in {root}")
+            path = _synthesize(dataset, root, patients, seed)
+            console.print(f"[green]synthesized[/] {dataset} ({patients} patients) -> {escape(str(path))}")
+        _build(root, None)
+    console.print(f"[bold green]done[/] in {time.perf_counter() - started:.0f} s: databases and references "
+                  f"in {escape(str(root))}")
+    _next_steps()
 
 
 if __name__ == "__main__":  # pragma: no cover
