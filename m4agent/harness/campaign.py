@@ -291,7 +291,7 @@ class Grader:
                     return
 
     def grade(self, batch: list[RunSpec]) -> None:
-        from m4agent.grading.grade import grade_runs
+        from m4agent.grading.grade import GradingRunFailed, _zero_result, grade_runs
         from m4agent.grading.loader import Run
 
         to_grade: list[tuple[RunSpec, AttemptRecord, int, Path]] = []
@@ -314,7 +314,16 @@ class Grader:
             return
         runs = [Run(run_id=spec.key, task=self.tasks[spec.task], output_path=output)
                 for spec, _, _, output in to_grade]
-        graded = grade_runs(runs, self.data_dir)
+        try:
+            graded = grade_runs(runs, self.data_dir)
+        except GradingRunFailed:
+            # dbt failed on the batch and halving could not single out one run: grade each alone
+            graded = {}
+            for run in runs:
+                try:
+                    graded.update(grade_runs([run], self.data_dir))
+                except GradingRunFailed as exc:
+                    graded[run.run_id] = _zero_result(run.run_id, run.task.name, f"grading failed: {exc}")
         for spec, final, tried, _ in to_grade:
             publishable = self.matrix.agents[spec.agent].agent.publishable
             self._write(spec, _result(spec, final, tried, graded[spec.key], publishable))
