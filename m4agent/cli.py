@@ -65,7 +65,7 @@ class _Group(TyperGroup):
 
             rich_utils.rich_format_error(exc)
             sys.exit(exc.exit_code)
-        except click.exceptions.Abort:
+        except typer.Abort:
             sys.exit(EXIT_INTERRUPTED)
         sys.exit(code if isinstance(code, int) else 0)
 
@@ -121,18 +121,24 @@ def guarded(func: F) -> F:
             with interrupts.handling_interrupts():
                 return func(*args, **kwargs)
         except KeyboardInterrupt:
-            console.print("[yellow]interrupted[/]: stopped; files are written whole or not at all, so "
-                          "running the command again continues cleanly")
-            raise typer.Exit(EXIT_INTERRUPTED) from None
-        except M4AgentError as exc:
-            _fail(str(exc))
+            _interrupted()
         except Exception as exc:
+            if interrupts.requested():  # what Ctrl-C broke (DuckDB: 'Query interrupted', a failed dbt run)
+                _interrupted()
+            if isinstance(exc, M4AgentError):
+                _fail(str(exc))
             message = explain(exc)
             if message is None:
                 raise
             _fail(message)
 
     return wrapper  # type: ignore[return-value]
+
+
+def _interrupted() -> None:
+    console.print("[yellow]interrupted[/]: stopped; files are written whole or not at all, so running the "
+                  "command again continues cleanly", soft_wrap=True)
+    raise typer.Exit(EXIT_INTERRUPTED) from None
 
 
 def _fail(message: str) -> None:

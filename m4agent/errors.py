@@ -51,8 +51,8 @@ def explain(exc: BaseException) -> str | None:
 def _explain_os_error(exc: OSError) -> str | None:
     where = exc.filename if exc.filename is not None else "a file"
     if exc.errno == errno.EROFS:
-        return (f"{where} is on a read-only file system; choose a writable folder (for the data directory: "
-                "--data-dir DIR or $M4AGENT_DATA_DIR), or copy the data there")
+        return (f"{where} is on a read-only file system; choose a writable place instead (another --out, or "
+                "another data directory: --data-dir DIR), or copy the data there")
     if exc.errno in (errno.EACCES, errno.EPERM):
         return (f"permission denied for {where}; choose a folder you can write (for the data directory: "
                 "--data-dir DIR), or change its permissions")

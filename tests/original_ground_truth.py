@@ -2,8 +2,8 @@
 
 The original repository is read, never copied: SQL files, task definitions and
 the comparison module come from a local git mirror at test time
-(``$M4_ORIGINAL_REPO``, default ``/work/.mirror/hannesill+m4/repo``; a bare or
-work-tree clone both work). Its ground truth reads ``mimiciv_derived`` as
+(``$M4_ORIGINAL_REPO``, a bare or work-tree clone; there is no default: without
+the variable the tests that need it skip). Its ground truth reads ``mimiciv_derived`` as
 built by m4-infra, so :func:`materialize_m4_derived` builds that schema in a
 copy of a source database first.
 """
@@ -21,12 +21,12 @@ from pathlib import Path
 import duckdb
 import pandas as pd
 
-ORIGINAL_REPO = Path(os.environ.get("M4_ORIGINAL_REPO", "/work/.mirror/hannesill+m4/repo"))
+ORIGINAL_REPO: Path | None = Path(os.environ["M4_ORIGINAL_REPO"]) if os.environ.get("M4_ORIGINAL_REPO") else None
 
 
 def mirror_available() -> bool:
-    """True when the original repository can be read with git."""
-    if not ORIGINAL_REPO.exists():
+    """True when $M4_ORIGINAL_REPO names a repository git can read."""
+    if ORIGINAL_REPO is None or not ORIGINAL_REPO.exists():
         return False
     probe = subprocess.run(
         ["git", "-C", str(ORIGINAL_REPO), "cat-file", "-e", "HEAD:benchmark/lib/compare.py"],

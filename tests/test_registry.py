@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 from m4agent.cli import app
 from m4agent.registry import TASKS_DIR, Task, all_tasks, load_task
 
-ORIGINAL_REPO = Path(os.environ.get("M4_ORIGINAL_REPO", "/work/.mirror/hannesill+m4/repo"))
+ORIGINAL_REPO: Path | None = Path(os.environ["M4_ORIGINAL_REPO"]) if os.environ.get("M4_ORIGINAL_REPO") else None
 TASKS = all_tasks()
 
 
@@ -30,7 +30,7 @@ def _git(*args: str) -> str:
 
 
 def _original_task_files() -> list[str]:
-    if not ORIGINAL_REPO.exists():
+    if ORIGINAL_REPO is None or not ORIGINAL_REPO.exists():
         return []
     try:
         listing = _git("ls-tree", "-r", "--name-only", "HEAD", "benchmark/tasks")
@@ -40,7 +40,10 @@ def _original_task_files() -> list[str]:
 
 
 ORIGINAL_FILES = _original_task_files()
-needs_mirror = pytest.mark.skipif(not ORIGINAL_FILES, reason=f"original M4Bench repository not at {ORIGINAL_REPO}")
+needs_mirror = pytest.mark.skipif(
+    not ORIGINAL_FILES,
+    reason="set M4_ORIGINAL_REPO to a clone of hannesill/m4" if ORIGINAL_REPO is None
+    else f"original M4Bench repository not found at M4_ORIGINAL_REPO={ORIGINAL_REPO}")
 
 
 def test_counts_match_the_paper() -> None:
