@@ -7,12 +7,17 @@ references with dbt on the source databases, build m4-infra's
 database), and grade our exported reference as if it were an agent's output
 with the original ``benchmark/lib/compare.py``: every task must score 1.0.
 
-Edge cases the generator may not plant (service ties, cultures without specimen or time,
-duplicate prescriptions) are added to the synthetic MIMIC-IV before anything is built.
+The synthetic data carries the generator's edge cases (`synthesize(..., edge_cases=True)`:
+values at every cut-point, negative and zero values, duplicates at one charttime, ties,
+window edges, unit variants, service ties, cultures without specimen or time, duplicate
+prescriptions). Where the original's own choice is arbitrary (a tie its SQL leaves to
+the engine's row order), the keys concerned are left out of the comparison on both
+sides; each such tie is named and justified in tests/conformance_exceptions.py
+(ORIGINAL_TIES) and must leave most keys compared.
 
 Also: every task exports a non-empty reference with unique keys in the task's
-column order, raw/standard twins export identical bytes, and two builds from
-the same seed export identical bytes.
+column order, and raw/standard twins export identical bytes (that two builds export
+identical bytes, whatever the row order and thread count, is tests/test_determinism.py).
 
 Slow (synthesis, two dbt builds, m4-infra materialisation). The comparison
 with the original skips, with the reason, only when the original repository
@@ -29,9 +34,9 @@ import shutil
 from collections import defaultdict
 from pathlib import Path
 
-import duckdb
 import original_ground_truth as original
 import pytest
+from conformance_exceptions import ORIGINAL_TIES, OriginalTie, original_tie_keys
 from typer.testing import CliRunner
 
 from m4agent.cli import app
@@ -48,41 +53,9 @@ PATIENTS = int(os.environ.get("M4AGENT_TEST_PATIENTS", "80"))
 SEED = 7
 
 
-def _plant_edge_cases(mimic_db: Path) -> None:
-    """Ties and gaps the references must resolve exactly as the original does.
-
-    - a second first service at the same transfertime, surgical when the first is not and
-      vice versa (SAPS II admission type);
-    - cultures without a specimen type and cultures with only a chart date (suspicion of
-      infection);
-    - exact duplicate prescriptions (ties in the ab_id order).
-    """
-    con = duckdb.connect(str(mimic_db))
-    try:
-        con.execute("""
-            INSERT INTO mimiciv_hosp.services
-            SELECT subject_id, hadm_id, transfertime, prev_service,
-                   CASE WHEN LOWER(curr_service) LIKE '%surg%' THEN 'MED' ELSE 'SURG' END
-            FROM (
-                SELECT *, ROW_NUMBER() OVER (PARTITION BY hadm_id ORDER BY transfertime) AS rn
-                FROM mimiciv_hosp.services
-            )
-            WHERE rn = 1 AND hadm_id % 7 = 0
-        """)
-        con.execute("UPDATE mimiciv_hosp.microbiologyevents SET spec_type_desc = NULL "
-                    "WHERE micro_specimen_id % 11 = 0")
-        con.execute("UPDATE mimiciv_hosp.microbiologyevents SET charttime = NULL "
-                    "WHERE micro_specimen_id % 5 = 0")
-        con.execute("INSERT INTO mimiciv_hosp.prescriptions "
-                    "SELECT * FROM mimiciv_hosp.prescriptions WHERE pharmacy_id % 9 = 0")
-    finally:
-        con.close()
-
-
 def _build_data_dir(root: Path) -> Path:
     for dataset in ("mimic-iv", "eicu"):
-        synthesize(dataset, root, patients=PATIENTS, seed=SEED)
-    _plant_edge_cases(database_path(root, "mimic-iv"))
+        synthesize(dataset, root, patients=PATIENTS, seed=SEED, edge_cases=True)
     # Keep pristine copies of the sources for the original's ground truth.
     pristine = root / "pristine"
     pristine.mkdir()
@@ -188,13 +161,6 @@ def test_cli_export_without_build_fails_clearly(tmp_path: Path) -> None:
     assert "reference build" in result.output
 
 
-def test_two_builds_export_identical_bytes(exports: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> None:
-    second = _build_data_dir(tmp_path_factory.mktemp("refs_again"))
-    for name, first in exports.items():
-        again = export(name, second, second / "exports" / f"{name}.csv")
-        assert again.read_bytes() == first.read_bytes(), f"{name}: exports differ between builds"
-
-
 @pytest.fixture(scope="module")
 def original_databases(data_dir: Path) -> tuple[Path, Path]:
     if not original.mirror_available():
@@ -207,6 +173,16 @@ def original_databases(data_dir: Path) -> tuple[Path, Path]:
     return mimic, eicu
 
 
+def _without_keys(csv_path: Path, key_columns: list[str], keys: set[tuple[str, ...]], out: Path) -> int:
+    """Copy ``csv_path`` to ``out`` without the rows whose key is in ``keys``; return how many were left out."""
+    rows = _rows(csv_path)
+    idx = [rows[0].index(k) for k in key_columns]
+    kept = [rows[0], *(r for r in rows[1:] if tuple(r[i] for i in idx) not in keys)]
+    with out.open("w", newline="") as handle:
+        csv.writer(handle, lineterminator="\n").writerows(kept)
+    return len(rows) - len(kept)
+
+
 @pytest.mark.parametrize("task_name", sorted(TASKS))
 def test_reference_scores_one_against_original(
     task_name: str, exports: dict[str, Path], original_databases: tuple[Path, Path], data_dir: Path
@@ -217,7 +193,30 @@ def test_reference_scores_one_against_original(
     truth = original.run_ground_truth(original.ground_truth_database(task_name, mimic, eicu), alias,
                                       task_name, truth_csv)
     assert len(truth) > 0, f"{task_name}: the original ground truth is empty on the synthetic data"
-    reward, results = original.score(task_name, exports[task_name], truth_csv)
+    ours_csv = exports[task_name]
+    key_columns = list(TASKS[task_name].key_columns)
+    tied = original_tie_keys(task_name, mimic)
+    left_out = 0
+    if tied:
+        compared = data_dir / "original" / "compared"
+        compared.mkdir(exist_ok=True)
+        left_out = _without_keys(truth_csv, key_columns, tied, compared / f"{task_name}.truth.csv")
+        _without_keys(ours_csv, key_columns, tied, compared / f"{task_name}.ours.csv")
+        truth_csv, ours_csv = compared / f"{task_name}.truth.csv", compared / f"{task_name}.ours.csv"
+    reward, results = original.score(task_name, ours_csv, truth_csv)
     failing = {c: (r["match_rate"], r["mismatched_examples"][:3]) for c, r in results.items()
                if c != "__meta__" and r["match_rate"] < 1.0}
-    assert reward == 1.0, f"{task_name}: reward {reward}; {failing}; meta {results['__meta__']}"
+    assert reward == 1.0, (f"{task_name}: reward {reward} ({left_out} keys left out as arbitrary ties "
+                           f"of the original); {failing}; meta {results['__meta__']}")
+
+
+@pytest.mark.parametrize("tie", ORIGINAL_TIES, ids=[t.name for t in ORIGINAL_TIES])
+def test_original_ties_leave_most_keys_compared(
+    tie: OriginalTie, exports: dict[str, Path], original_databases: tuple[Path, Path]
+) -> None:
+    """An arbitrary tie of the original excuses only the keys it touches, never most of a reference."""
+    for task_name in tie.tasks:
+        keys = original_tie_keys(task_name, original_databases[0])
+        total = len(_rows(exports[task_name])) - 1
+        assert keys, f"{tie.name}: the edge-case data plants no such tie for {task_name}"
+        assert len(keys) <= total / 2, f"{tie.name}: {len(keys)} of {total} keys of {task_name} left out"

@@ -198,13 +198,18 @@ def _duplicate_charttimes(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def _simultaneous_gases(con: duckdb.DuckDBPyConnection) -> None:
-    """Two blood-gas specimens at one charttime, 2 hours after admission, on every stay."""
+    """An arterial gas 2 hours after admission on every stay, its PaO2/FiO2 on a cut-point;
+    on every other run of six stays a second specimen at the same charttime (venous, mixed, central
+    venous or another arterial one), drawn before the arterial one (lower specimen_id) on
+    every other pair."""
     rows = []
     for i, (second, po2_first, po2_second, fio2) in enumerate(GAS_PAIRS):
-        rows += [(i, 1, 52033, "ART.", None), (i, 1, 50821, None, po2_first), (i, 1, 50818, None, 40.0),
-                 (i, 1, 50820, None, 7.35), (i, 1, 50816, None, fio2),
-                 (i, 2, 52033, second, None), (i, 2, 50821, None, po2_second), (i, 2, 50818, None, 32.0),
-                 (i, 2, 50820, None, 7.2), (i, 2, 50816, None, fio2)]
+        arterial, other = (1, 2) if i % 2 == 0 else (2, 1)
+        rows += [(i, arterial, 52033, "ART.", None), (i, arterial, 50821, None, po2_first),
+                 (i, arterial, 50818, None, 40.0), (i, arterial, 50820, None, 7.35),
+                 (i, arterial, 50816, None, fio2),
+                 (i, other, 52033, second, None), (i, other, 50821, None, po2_second),
+                 (i, other, 50818, None, 32.0), (i, other, 50820, None, 7.2), (i, other, 50816, None, fio2)]
     _insert_labs(con, f"""
         SELECT
             s.subject_id, s.hadm_id, s.intime + INTERVAL 2 HOUR AS charttime, g.itemid, g.value, g.valuenum,
@@ -212,6 +217,7 @@ def _simultaneous_gases(con: duckdb.DuckDBPyConnection) -> None:
         FROM ({_STAYS}) AS s
         INNER JOIN {_values_table(rows, 'g', 'pair, specimen, itemid, value, valuenum')}
             ON s.k % {len(GAS_PAIRS)} = g.pair
+        WHERE (s.k // {len(GAS_PAIRS)}) % 2 = 0 OR g.specimen = CASE WHEN g.pair % 2 = 0 THEN 1 ELSE 2 END
     """)
 
 
@@ -319,7 +325,7 @@ def _hospital_ties(con: duckdb.DuckDBPyConnection) -> None:
                CASE WHEN LOWER(curr_service) LIKE '%surg%' THEN 'MED' ELSE 'SURG' END
         FROM mimiciv_hosp.services
         QUALIFY ROW_NUMBER() OVER (PARTITION BY hadm_id ORDER BY transfertime, curr_service) = 1
-            AND hadm_id % 3 = 0
+            AND hadm_id % 4 = 0
     """)
     con.execute("UPDATE mimiciv_hosp.microbiologyevents SET spec_type_desc = NULL "
                 "WHERE micro_specimen_id % 11 = 0")

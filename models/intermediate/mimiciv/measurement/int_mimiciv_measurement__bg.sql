@@ -114,17 +114,15 @@ charted_fio2 AS (
 with_spo2 AS (
 
     -- the latest SpO2 in the two hours up to the gas; one row per subject and charttime.
-    -- When two specimens share a charttime, mimic-code keeps an arbitrary one; here the
-    -- arterial specimen ('ART.') wins, then any labelled one, then the lowest specimen_id.
+    -- When two specimens share a charttime the lowest specimen_id is kept: m4-infra's
+    -- ROW_NUMBER leaves this tie unordered, but kept the lowest specimen_id in every case
+    -- tried (whatever the row order), so the references reproduce that choice.
     SELECT
         gas.*,
         spo2.spo2,
         ROW_NUMBER() OVER (
             PARTITION BY gas.subject_id, gas.charttime
-            ORDER BY
-                spo2.charttime DESC NULLS LAST,
-                CASE WHEN gas.specimen = 'ART.' THEN 0 WHEN gas.specimen IS NOT NULL THEN 1 ELSE 2 END,
-                gas.specimen_id
+            ORDER BY spo2.charttime DESC NULLS LAST, gas.specimen_id
         ) AS spo2_recency
     FROM gas_specimens AS gas
     LEFT JOIN charted_spo2 AS spo2
