@@ -1,0 +1,296 @@
+"""The harness end to end, through real containers: oracle, null and hostile agents, crashes, limits.
+
+Built once per module: a small synthetic data directory with every reference, our task tree
+with TEST skills (so every condition has content), and an oracle campaign over all 28 tasks x
+the six conditions (native) plus the MIMIC-IV tasks under the obfuscated and restructured
+schemas. The other tests reuse its results as the uninterrupted baseline.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from m4agent.harness import campaign, container, records
+from m4agent.harness.records import Outcome
+from m4agent.registry import all_tasks
+from support.harness import build_data_dir, docker_engine, results, write_matrix
+from support.task_tree import task_tree_with_skills
+
+pytestmark = [pytest.mark.docker, pytest.mark.slow]
+
+CONDITIONS = '["no-skill", "with-skill", "with-skill-all", "with-skill-decoy", "with-skill-rawsql", "operational-spec"]'
+MIMIC_TASKS = None  # filled from the tree
+
+
+@pytest.fixture(scope="module")
+def engine() -> Any:
+    return docker_engine()
+
+
+@pytest.fixture(scope="module")
+def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_data_dir(tmp_path_factory.mktemp("harness_data"))
+
+
+@pytest.fixture(scope="module")
+def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return task_tree_with_skills(tmp_path_factory.mktemp("harness_tree") / "tasks")
+
+
+def _mimic_tasks(tree: Path) -> list[str]:
+    return [name for name, task in all_tasks(tree).items() if task.dataset == "mimic-iv"]
+
+
+@pytest.fixture(scope="module")
+def oracle_campaign(engine: Any, data_dir: Path, tree: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("oracle_campaign")
+    mimic = ", ".join(f'"{name}"' for name in _mimic_tasks(tree))
+    matrix = write_matrix(folder / "matrix.toml", f"""
+[campaign]
+workers = 2
+
+[[agents]]
+name = "oracle"
+
+[[blocks]]
+tasks = ["*"]
+conditions = {CONDITIONS}
+schemas = ["native"]
+
+[[blocks]]
+tasks = [{mimic}]
+conditions = ["no-skill"]
+schemas = ["obfuscated", "restructured"]
+""")
+    campaign_dir = folder / "campaign"
+    campaign.plan(matrix, campaign_dir, tasks_dir=tree)
+    campaign.run(campaign_dir, data_dir)
+    return campaign_dir
+
+
+def test_oracle_campaign_plans_every_task_condition_and_schema(oracle_campaign: Path) -> None:
+    specs = campaign.planned_runs(oracle_campaign)
+    assert len(specs) == 28 * 6 + 26 * 2
+    assert {s.schema for s in specs} == {"native", "obfuscated", "restructured"}
+
+
+def test_oracle_scores_one_on_every_run(oracle_campaign: Path) -> None:
+    found = results(oracle_campaign)
+    assert len(found) == 220
+    below = {r["task"] + " " + r["condition"] + " " + r["schema"]: (r["outcome"], r["reward"], r.get("reason"))
+             for r in found.values() if r["outcome"] != "scored" or r["reward"] != 1.0 or not r["strict_pass"]}
+    assert below == {}
+
+
+def test_oracle_runs_are_never_publishable(oracle_campaign: Path) -> None:
+    assert not any(r["publishable"] for r in results(oracle_campaign).values())
+
+
+def test_run_folder_holds_the_records_a_reader_needs(oracle_campaign: Path) -> None:
+    spec = campaign.planned_runs(oracle_campaign)[0]
+    folder = records.run_folder(oracle_campaign, spec)
+    for name in ("run.json", "instruction.md", "output.csv", "trace.log", "egress.jsonl", "result.json"):
+        assert (folder / name).is_file(), name
+    assert records.read_spec(folder) == spec
+
+
+def test_campaign_lock_records_the_stack(oracle_campaign: Path) -> None:
+    lock = records.read_json(oracle_campaign / campaign.LOCK_FILE)
+    assert lock["image"]["id"].startswith("sha256:")
+    assert len(lock["tasks"]) == 28 and set(lock["databases"]) == {"native", "obfuscated", "restructured"}
+    assert lock["isolation_policy"]["network"] == "none" and len(lock["isolation_policy"]["egress"]) == 64
+    assert lock["project_commit"]
+
+
+def test_canary_finds_nothing_reachable(oracle_campaign: Path) -> None:
+    report = records.read_json(oracle_campaign / "canary.json")
+    assert report["passed"] and len(report["probes"]) > 20
+    assert all(probe["denied"] for probe in report["probes"])
+
+
+def test_no_container_is_left_after_a_campaign(engine: Any, oracle_campaign: Path) -> None:
+    campaign_id = records.read_json(oracle_campaign / campaign.CAMPAIGN_FILE)["id"]
+    assert container.labelled(engine, campaign=campaign_id) == []
+
+
+def test_resuming_a_finished_campaign_starts_no_attempt(oracle_campaign: Path, data_dir: Path) -> None:
+    before = campaign.status(oracle_campaign)["attempts"]
+    campaign.run(oracle_campaign, data_dir, run_canary=False)
+    assert campaign.status(oracle_campaign)["attempts"] == before
+
+
+@pytest.fixture(scope="module")
+def null_campaign(engine: Any, data_dir: Path, tree: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("null_campaign")
+    matrix = write_matrix(folder / "matrix.toml", """
+[campaign]
+tasks = ["*"]
+conditions = ["no-skill"]
+workers = 2
+
+[[agents]]
+name = "null"
+""")
+    campaign_dir = folder / "campaign"
+    campaign.plan(matrix, campaign_dir, tasks_dir=tree)
+    campaign.run(campaign_dir, data_dir, run_canary=False)
+    return campaign_dir
+
+
+def test_null_agent_ends_no_output_with_reward_zero_on_every_task(null_campaign: Path) -> None:
+    found = results(null_campaign)
+    assert len(found) == 28
+    assert {(r["outcome"], r["reward"], r["strict_pass"]) for r in found.values()} == {("no_output", 0.0, False)}
+
+
+def _probe_setup(folder: Path, data_dir: Path, campaign_dir: Path) -> tuple[Path, Path]:
+    """The hostile script and its targets: the real host paths of what it must not reach."""
+    home = folder / "home"
+    secret = home / ".codex" / "auth.json"
+    secret.parent.mkdir(parents=True)
+    secret.write_text('{"access_token": "test-secret-not-real"}')
+    script = folder / "probe_agent.sh"
+    script.write_text((Path(__file__).parent / "support" / "probe_agent.sh").read_text())
+    (folder / "probe_targets.env").write_text(
+        f'DATA_DIR="{data_dir}"\nCAMPAIGN_DIR="{campaign_dir}"\nHOST_SECRET="{secret}"\n')
+    return script, home
+
+
+def test_hostile_shell_agent_is_denied_every_probe_and_flagged(engine: Any, data_dir: Path, tree: Path,
+                                                               tmp_path: Path) -> None:
+    campaign_dir = tmp_path / "campaign"
+    script, home = _probe_setup(tmp_path, data_dir, campaign_dir)
+    # the targets file must travel with the script: the shell agent mounts one file, so inline it
+    script.write_text(script.read_text().replace('. "$(dirname "$0")/probe_targets.env"',
+                                                 (tmp_path / "probe_targets.env").read_text()))
+    matrix = write_matrix(tmp_path / "matrix.toml", f"""
+[campaign]
+tasks = ["mimic-sofa-24h"]
+conditions = ["no-skill"]
+
+[[agents]]
+name = "shell"
+options = {{ script = "{script}" }}
+""")
+    campaign.plan(matrix, campaign_dir, tasks_dir=tree)
+    env_home = os.environ.get("HOME")
+    os.environ["HOME"] = str(home)
+    try:
+        campaign.run(campaign_dir, data_dir)
+    finally:
+        if env_home is not None:
+            os.environ["HOME"] = env_home
+    [spec] = campaign.planned_runs(campaign_dir)
+    folder = records.run_folder(campaign_dir, spec)
+    probes = [line.split()[1:3] for line in (folder / "trace.log").read_text().splitlines()
+              if line.startswith("PROBE ")]
+    assert {name for name, _ in probes} == {"references", "reference_exports", "other_runs", "host_secret",
+                                            "home_secret", "docker_socket", "docker_socket_run", "solution",
+                                            "egress", "dns"}
+    assert [name for name, verdict in probes if verdict != "DENIED"] == []
+    result = records.read_json(folder / "result.json")
+    assert result["outcome"] == "policy_violation" and result["reward"] == 0.0
+    [final] = records.attempts(folder)
+    denied = [v for v in final.violations if v["rule"] == "egress"]
+    assert denied and denied[0]["host"] == "forbidden.example.invalid"
+
+
+def test_agent_past_its_time_limit_is_killed_and_recorded_timeout(engine: Any, data_dir: Path, tree: Path,
+                                                                   tmp_path: Path) -> None:
+    script = tmp_path / "sleepy.sh"
+    script.write_text("echo started; sleep 600; echo never > output.csv\n")
+    matrix = write_matrix(tmp_path / "matrix.toml", f"""
+[campaign]
+tasks = ["eicu-gcs"]
+
+[limits]
+agent_seconds = 3
+
+[[agents]]
+name = "shell"
+options = {{ script = "{script}" }}
+""")
+    campaign_dir = tmp_path / "campaign"
+    campaign.plan(matrix, campaign_dir, tasks_dir=tree)
+    started = time.monotonic()
+    campaign.run(campaign_dir, data_dir, run_canary=False)
+    assert time.monotonic() - started < 120
+    [spec] = campaign.planned_runs(campaign_dir)
+    result = records.read_json(records.run_folder(campaign_dir, spec) / "result.json")
+    assert result["outcome"] == Outcome.TIMEOUT.value and result["reward"] == 0.0
+    campaign_id = records.read_json(campaign_dir / campaign.CAMPAIGN_FILE)["id"]
+    assert container.labelled(engine, campaign=campaign_id) == []
+
+
+def test_a_second_harness_on_one_campaign_fails_fast_with_no_wait(oracle_campaign: Path, data_dir: Path) -> None:
+    from m4agent.errors import M4AgentError
+
+    with campaign._exclusive(oracle_campaign, wait=True), pytest.raises(M4AgentError, match="another m4agent"):
+        campaign.run(oracle_campaign, data_dir, wait=False)
+
+
+def test_campaign_killed_at_random_moments_resumes_to_the_uninterrupted_results(
+        engine: Any, data_dir: Path, tree: Path, oracle_campaign: Path, null_campaign: Path,
+        tmp_path: Path) -> None:
+    tasks = sorted(all_tasks(tree))
+    null_tasks = ", ".join(f'"{t}"' for t in tasks[:16])
+    matrix = write_matrix(tmp_path / "matrix.toml", f"""
+[campaign]
+workers = 2
+
+[[agents]]
+name = "oracle"
+
+[[agents]]
+name = "null"
+
+[[blocks]]
+agents = ["oracle"]
+tasks = ["*"]
+conditions = ["no-skill", "with-skill", "operational-spec"]
+
+[[blocks]]
+agents = ["null"]
+tasks = [{null_tasks}]
+conditions = ["no-skill"]
+""")
+    campaign_dir = tmp_path / "campaign"
+    planned = campaign.plan(matrix, campaign_dir, tasks_dir=tree)
+    assert len(planned.runs) == 100
+    command = [sys.executable, "-m", "m4agent.cli", "campaign", "run", "--dir", str(campaign_dir),
+               "--data-dir", str(data_dir), "--json"]
+    chance = random.Random(20261201)
+    kills = 0
+    for _ in range(4):
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(chance.uniform(4.0, 16.0))
+        if process.poll() is None:
+            process.send_signal(signal.SIGKILL)
+            kills += 1
+        process.wait()
+    assert kills >= 2
+    finished = subprocess.run(command, capture_output=True, text=True, timeout=1500)
+    assert finished.returncode == 0, finished.stderr[-2000:]
+
+    baseline = {**results(oracle_campaign), **results(null_campaign)}
+    found = results(campaign_dir)
+    assert len(found) == 100
+    differing = {key: (r["outcome"], r["reward"]) for key, r in found.items()
+                 if (r["outcome"], r["reward"], r["strict_pass"]) !=
+                 (baseline[key]["outcome"], baseline[key]["reward"], baseline[key]["strict_pass"])}
+    assert differing == {}
+    for spec in campaign.planned_runs(campaign_dir):
+        ended = records.attempts(records.run_folder(campaign_dir, spec))
+        assert sum(1 for r in ended if not r.outcome.retryable) == 1, spec.label
+        assert all(r.reason == records.INTERRUPTED for r in ended if r.outcome.retryable), spec.label
+    campaign_id = records.read_json(campaign_dir / campaign.CAMPAIGN_FILE)["id"]
+    assert container.labelled(engine, campaign=campaign_id) == []
