@@ -32,15 +32,17 @@ import json
 import os
 import shutil
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 
+import duckdb
 import original_ground_truth as original
 import pytest
 from conformance_exceptions import ORIGINAL_TIES, OriginalTie, original_tie_keys
 from typer.testing import CliRunner
 
 from m4agent.cli import app
-from m4agent.dbt_runner import invoke
+from m4agent.dbt_runner import DataQualityFinding, build
 from m4agent.paths import database_path
 from m4agent.reference_export import export, format_value, manifest_path
 from m4agent.registry import Task, all_tasks
@@ -53,7 +55,15 @@ PATIENTS = int(os.environ.get("M4AGENT_TEST_PATIENTS", "80"))
 SEED = 7
 
 
-def _build_data_dir(root: Path) -> Path:
+@dataclass(frozen=True)
+class Built:
+    root: Path
+    findings: list[DataQualityFinding]  # the build's data-quality summary
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
+    root = tmp_path_factory.mktemp("refs")
     for dataset in ("mimic-iv", "eicu"):
         synthesize(dataset, root, patients=PATIENTS, seed=SEED, edge_cases=True)
     # Keep pristine copies of the sources for the original's ground truth.
@@ -62,13 +72,31 @@ def _build_data_dir(root: Path) -> Path:
     for dataset in ("mimic-iv", "eicu"):
         shutil.copyfile(database_path(root, dataset), pristine / database_path(root, dataset).name)
     # The references, everything upstream, and the tests whose every parent is built.
-    invoke(root, ["build", "--select", "+marts.reference", "--indirect-selection", "cautious"])
-    return root
+    findings = build(root, select="+marts.reference")
+    return Built(root, findings)
 
 
 @pytest.fixture(scope="module")
-def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return _build_data_dir(tmp_path_factory.mktemp("refs"))
+def data_dir(built: Built) -> Path:
+    return built.root
+
+
+def test_dirty_data_warns_without_blocking_references(built: Built, exports: dict[str, Path]) -> None:
+    """A negative creatinine fails the kdigo_creatinine range test, as a warning with its
+    failing rows stored; both KDIGO tasks still get their reference."""
+    creatinine = [f for f in built.findings
+                  if f.model == "int_mimiciv_organfailure__kdigo_creatinine" and f.kind == "accepted_range"]
+    assert creatinine, f"no warning for the planted negative creatinine; findings: {built.findings}"
+    assert creatinine[0].status == "warn" and creatinine[0].rows and creatinine[0].stored_in
+    con = duckdb.connect(str(database_path(built.root, "mimic-iv")), read_only=True)
+    try:
+        stored = con.execute(f"SELECT COUNT(*) FROM {creatinine[0].stored_in}").fetchone()[0]
+    finally:
+        con.close()
+    assert stored == creatinine[0].rows
+    assert all(f.status == "warn" for f in built.findings), [f for f in built.findings if f.status != "warn"]
+    for task in ("mimic-kdigo-48h", "mimic-kdigo-48h-raw"):
+        assert len(_rows(exports[task])) > 1
 
 
 @pytest.fixture(scope="module")

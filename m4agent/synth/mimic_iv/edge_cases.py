@@ -278,15 +278,14 @@ def _weight_ties(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def _vasopressor_variants(con: duckdb.DuckDBPyConnection) -> None:
-    """Every fourth stay with a vasoactive infusion: a second infusion of the same drug starting
-    at the same time in another rate unit (norepinephrine/epinephrine in mcg/min and mg/kg/min,
+    """Every stay's first infusion of each vasoactive drug: a second one starting at the same
+    time in another rate unit (norepinephrine/epinephrine in mcg/min and mg/kg/min,
     vasopressin in units/min, others in mcg/kg/min)."""
     con.execute(f"""
         INSERT INTO mimiciv_icu.inputevents
         WITH firsts AS (
             SELECT ie.*
             FROM mimiciv_icu.inputevents AS ie
-            INNER JOIN ({_STAYS}) AS s ON ie.stay_id = s.stay_id AND s.k % 4 = 3
             WHERE ie.itemid IN (221906, 221289, 221662, 221653, 221986, 221749, 222315)
                 AND ie.rate IS NOT NULL
             QUALIFY ROW_NUMBER() OVER (PARTITION BY ie.stay_id, ie.itemid ORDER BY ie.starttime, ie.orderid) = 1

@@ -37,7 +37,7 @@ numbered_weights AS (
         weight_type,
         weight,
         ROW_NUMBER() OVER (
-            PARTITION BY stay_id, weight_type ORDER BY charttime
+            PARTITION BY stay_id, weight_type ORDER BY charttime, weight
         ) AS weight_seq
     FROM charted_weights
 

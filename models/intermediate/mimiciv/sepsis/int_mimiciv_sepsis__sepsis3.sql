@@ -30,6 +30,7 @@ suspicion_of_infection AS (
     SELECT
         subject_id,
         stay_id,
+        ab_id,
         antibiotic_time,
         culture_time,
         suspected_infection,
@@ -62,7 +63,8 @@ infections_with_organ_dysfunction AS (
                 soi.suspected_infection_time NULLS FIRST,
                 soi.antibiotic_time NULLS FIRST,
                 soi.culture_time NULLS FIRST,
-                sofa.endtime NULLS FIRST
+                sofa.endtime NULLS FIRST,
+                soi.ab_id
         ) AS rn_sus
     FROM suspicion_of_infection AS soi
     INNER JOIN sofa
