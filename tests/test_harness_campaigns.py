@@ -8,22 +8,24 @@ schemas. The other tests reuse its results as the uninterrupted baseline.
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support.harness import build_data_dir, cli, docker_engine, results, write_matrix
+from support.task_tree import task_tree_with_skills
 
 from m4agent.harness import campaign, container, records
 from m4agent.harness.records import Outcome
 from m4agent.registry import all_tasks
-from support.harness import build_data_dir, docker_engine, results, write_matrix
-from support.task_tree import task_tree_with_skills
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
@@ -294,3 +296,75 @@ conditions = ["no-skill"]
         assert all(r.reason == records.INTERRUPTED for r in ended if r.outcome.retryable), spec.label
     campaign_id = records.read_json(campaign_dir / campaign.CAMPAIGN_FILE)["id"]
     assert container.labelled(engine, campaign=campaign_id) == []
+
+
+def test_secrets_reach_the_agent_but_not_docker_inspect_or_the_records(engine: Any, data_dir: Path, tree: Path,
+                                                                       tmp_path: Path) -> None:
+    token = "m4agent-test-token-5f2c9a1e"
+    script = tmp_path / "uses_secret.sh"
+    script.write_text('[ "$TEST_TOKEN" = "' + token + '" ] && echo token-present; sleep 6\n')
+    matrix = write_matrix(tmp_path / "matrix.toml", f"""
+[campaign]
+tasks = ["eicu-gcs"]
+
+[[agents]]
+name = "shell"
+options = {{ script = "{script}" }}
+""")
+    campaign_dir = tmp_path / "campaign"
+    campaign.plan(matrix, campaign_dir, tasks_dir=tree)
+    campaign_id = records.read_json(campaign_dir / campaign.CAMPAIGN_FILE)["id"]
+    seen: list[dict] = []
+    worker = threading.Thread(target=campaign.run, args=(campaign_dir, data_dir),
+                              kwargs={"run_canary": False, "secrets": {"TEST_TOKEN": token}})
+    worker.start()
+    deadline = time.monotonic() + 120
+    while worker.is_alive() and not seen and time.monotonic() < deadline:
+        seen = [c.attrs for c in container.labelled(engine, campaign=campaign_id, role="agent")]
+        time.sleep(0.2)
+    worker.join()
+    assert seen, "the agent's container was never seen running"
+    assert token not in json.dumps(seen)
+    [spec] = campaign.planned_runs(campaign_dir)
+    folder = records.run_folder(campaign_dir, spec)
+    assert "token-present" in (folder / "trace.log").read_text()
+    leaked = [p for p in campaign_dir.rglob("*") if p.is_file() and token.encode() in p.read_bytes()]
+    assert leaked == []
+
+
+def test_run_command_runs_one_task_and_prints_its_result(engine: Any, data_dir: Path, tree: Path,
+                                                         tmp_path: Path) -> None:
+    done = cli("run", "eicu-gcs", "--agent", "oracle", "--dir", str(tmp_path / "one"), "--data-dir", str(data_dir),
+               "--tasks-dir", str(tree), "--json")
+    assert done.returncode == 0, done.stderr[-2000:]
+    result = json.loads(done.stdout.strip().splitlines()[-1])
+    assert (result["task"], result["outcome"], result["reward"]) == ("eicu-gcs", "scored", 1.0)
+
+
+def test_campaign_status_json_counts_outcomes(null_campaign: Path) -> None:
+    done = cli("campaign", "status", "--dir", str(null_campaign), "--json")
+    assert done.returncode == 0, done.stderr
+    summary = json.loads(done.stdout)
+    assert summary["states"] == {"done": 28} and summary["outcomes"] == {"no_output": 28}
+
+
+def test_campaign_plan_json_lists_every_run_with_its_key(tree: Path, tmp_path: Path) -> None:
+    matrix = write_matrix(tmp_path / "m.toml", '[campaign]\ntasks = ["*"]\ntrials = 2\n[[agents]]\nname = "null"\n')
+    done = cli("campaign", "plan", str(matrix), "--dir", str(tmp_path / "c"), "--tasks-dir", str(tree), "--json")
+    assert done.returncode == 0, done.stderr
+    lines = [json.loads(line) for line in done.stdout.splitlines()]
+    assert len(lines) == 56 and len({line["key"] for line in lines}) == 56
+
+
+def test_doctor_says_the_machine_is_ready(engine: Any, data_dir: Path) -> None:
+    done = cli("doctor", "--data-dir", str(data_dir), "--json")
+    checks = {c["name"]: c["ok"] for c in json.loads(done.stdout)}
+    assert done.returncode == 0 and all(checks.values()), checks
+    assert {"docker", "image", "containers", "data mimic-iv", "data eicu", "disk"} <= set(checks)
+
+
+def test_doctor_fails_and_names_the_fix_for_a_missing_data_directory(engine: Any, tmp_path: Path) -> None:
+    done = cli("doctor", "--data-dir", str(tmp_path / "nothing"), "--json")
+    checks = {c["name"]: c for c in json.loads(done.stdout)}
+    assert done.returncode == 1
+    assert not checks["data mimic-iv"]["ok"] and "m4agent quickstart" in checks["data mimic-iv"]["detail"]

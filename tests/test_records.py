@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -22,9 +25,12 @@ def test_run_key_depends_on_every_defining_field() -> None:
     assert len({SPEC.key, *(spec.key for spec in changed)}) == len(changed) + 1
 
 
-def test_run_key_is_stable_across_processes() -> None:
-    assert SPEC.key == RunSpec(**vars(SPEC)).key
-    assert SPEC.key == "%s" % records.RunSpec(**json.loads(json.dumps(vars(SPEC)))).key
+def test_run_key_is_the_same_in_another_process() -> None:
+    code = ("import json, sys; from m4agent.harness.records import RunSpec; "
+            "print(RunSpec(**json.loads(sys.argv[1])).key)")
+    other = subprocess.run([sys.executable, "-c", code, json.dumps(vars(SPEC))], capture_output=True, text=True,
+                           check=True, env={**os.environ, "PYTHONHASHSEED": "random"})
+    assert other.stdout.strip() == SPEC.key
 
 
 def test_attempts_are_appended_in_order(tmp_path: Path) -> None:

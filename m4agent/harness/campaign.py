@@ -49,7 +49,7 @@ from m4agent.harness.conditions import skill_name_conflicts
 from m4agent.harness.egress import policy_for
 from m4agent.harness.image import cli_versions, ensure_image, image_tag
 from m4agent.harness.matrix import Matrix, build, load_source
-from m4agent.harness.records import AttemptRecord, Outcome, RunSpec, RunState
+from m4agent.harness.records import AttemptRecord, RunSpec, RunState
 from m4agent.harness.run import RunContext, run_attempt
 from m4agent.paths import PROJECT_ROOT
 from m4agent.registry import TASKS_DIR, Task, all_tasks

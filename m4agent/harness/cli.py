@@ -13,7 +13,14 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 
 from m4agent.errors import M4AgentError
@@ -32,7 +39,7 @@ AgentNames = Annotated[list[str] | None, typer.Option("--agent", help="Agent(s) 
 
 
 def _progress_runner(campaign_dir: Path, data_dir: Path, workers: int | None, wait: bool,
-                     as_json: bool, canary: bool) -> dict[str, Any]:
+                     as_json: bool, canary: bool, secrets: dict[str, str] | None = None) -> dict[str, Any]:
     from m4agent.harness import campaign
 
     pending = campaign.status(campaign_dir)
@@ -52,7 +59,7 @@ def _progress_runner(campaign_dir: Path, data_dir: Path, workers: int | None, wa
             progress.update(bar, counts=" ".join(f"{k} {v}" for k, v in sorted(outcomes.items())))
 
         return campaign.run(campaign_dir, data_dir, workers=workers, wait=wait, on_event=on_event,
-                            run_canary=canary)
+                            run_canary=canary, secrets=secrets)
 
 
 def _print_status(summary: dict[str, Any], as_json: bool, campaign_dir: Path) -> None:
@@ -82,6 +89,32 @@ def _fail(exc: Exception) -> None:
 
     console.print(f"[bold red]error:[/] {escape(str(exc))}", soft_wrap=True)
     raise typer.Exit(code=1)
+
+
+SecretsFile = Annotated[Path | None, typer.Option("--secrets-file", help="KEY=VALUE lines (e.g. OPENAI_API_KEY=...) "
+                                                  "given to the agent through a mounted file: never in the "
+                                                  "container's environment, docker inspect or the records.",
+                                                  show_default=False)]
+
+
+def read_secrets(path: Path | None) -> dict[str, str]:
+    """The secrets file: KEY=VALUE lines; blank lines and # comments are skipped."""
+    if path is None:
+        return {}
+    try:
+        lines = path.read_text().splitlines()
+    except OSError as exc:
+        raise M4AgentError(f"cannot read the secrets file {path} ({exc.strerror})") from exc
+    found = {}
+    for number, line in enumerate(lines, 1):
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        key, sep, value = text.removeprefix("export ").partition("=")
+        if not sep or not key.strip().isidentifier():
+            raise M4AgentError(f"{path}, line {number}: expected KEY=VALUE")
+        found[key.strip()] = value.strip().strip('"').strip("'")
+    return found
 
 
 DataDir = Annotated[Path | None, typer.Option("--data-dir", help="Data directory (default ./m4data or "
@@ -119,11 +152,13 @@ def campaign_run(
                                                 show_default=False)] = None,
     no_wait: Annotated[bool, typer.Option("--no-wait", help="Fail at once if another m4agent runs this campaign.")] = False,
     no_canary: Annotated[bool, typer.Option("--no-canary", help="Skip the filesystem canary (development only).")] = False,
+    secrets_file: SecretsFile = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the final status as JSON.")] = False,
 ) -> None:
     """Run or resume a planned campaign: pending runs in containers, then grading; safe to kill and restart."""
     try:
-        summary = _progress_runner(campaign_dir, _data_dir(data_dir), workers, not no_wait, as_json, not no_canary)
+        summary = _progress_runner(campaign_dir, _data_dir(data_dir), workers, not no_wait, as_json, not no_canary,
+                                   read_secrets(secrets_file))
     except M4AgentError as exc:
         _fail(exc)
     _print_status(summary, as_json, campaign_dir)
@@ -157,6 +192,7 @@ def run_one(
                                                      "script=./my_agent.sh for shell.", show_default=False)] = None,
     data_dir: DataDir = None,
     tasks_dir: TasksDir = None,
+    secrets_file: SecretsFile = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the run's result.json.")] = False,
 ) -> None:
     """Run one task with one agent in a locked container and grade it (a one-run campaign in --dir)."""
@@ -176,7 +212,7 @@ def run_one(
         matrix_file.write_text(_toml(doc))
         built = campaign.plan(matrix_file, campaign_dir, tasks_dir=tasks_dir)
         spec = [s for s in built.runs if s.trial == trial][0]
-        _progress_runner(campaign_dir, _data_dir(data_dir), 1, True, as_json, True)
+        _progress_runner(campaign_dir, _data_dir(data_dir), 1, True, as_json, True, read_secrets(secrets_file))
         result = records.read_json(records.run_folder(campaign_dir, spec) / records.RESULT_FILE)
     except M4AgentError as exc:
         _fail(exc)

@@ -20,7 +20,6 @@ the container is removed whatever happens, and the removal is verified.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import stat
@@ -37,9 +36,9 @@ from m4agent.harness import container as docker_layer
 from m4agent.harness import integrity, layout, records
 from m4agent.harness.agents import Agent, AgentContext
 from m4agent.harness.conditions import place_skills
+from m4agent.harness.container import ContainerSpec
 from m4agent.harness.egress import EgressPolicy, EgressProxy
 from m4agent.harness.instructions import build_instruction
-from m4agent.harness.container import ContainerSpec
 from m4agent.harness.records import AttemptRecord, Outcome, RunSpec
 from m4agent.registry import Task
 
