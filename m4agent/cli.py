@@ -42,7 +42,7 @@ from m4agent import interrupts, locking, progress
 from m4agent.errors import EXIT_CODES_HELP, EXIT_ERROR, EXIT_INTERRUPTED, M4AgentError, explain
 from m4agent.paths import ENV_DATA_DIR, check_data_dir, database_path, describe, locate_data_dir
 
-console = Console(stderr=True)
+console = Console(stderr=True, soft_wrap=True)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
