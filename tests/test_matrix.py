@@ -5,11 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from support.task_tree import task_tree_with_skills
 
 from m4agent.errors import M4AgentError
 from m4agent.harness import matrix
 from m4agent.registry import all_tasks
-from support.task_tree import task_tree_with_skills
 
 
 @pytest.fixture(scope="module")
