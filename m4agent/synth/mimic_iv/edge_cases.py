@@ -245,8 +245,8 @@ def _window_edges(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def _gcs_ties(con: duckdb.DuckDBPyConnection) -> None:
-    """Every second stay: the lowest first-day GCS (total 5) charted at 1 h and again at 10 h with
-    other components, and an ETT verbal ('No Response-ETT') at 12 h."""
+    """Every third stay: the lowest first-day GCS (total 5) charted at 1 h and again at 10 h with
+    other components; every fourth (from the third): an ETT verbal ('No Response-ETT') at 12 h."""
     tied = [(60, 1.0, 1.0, 3.0), (600, 2.0, 2.0, 1.0)]  # minutes, eyes, verbal, motor
     rows = [(m, item, v) for m, eyes, verbal, motor in tied
             for item, v in ((220739, eyes), (223900, verbal), (223901, motor))]
@@ -255,7 +255,7 @@ def _gcs_ties(con: duckdb.DuckDBPyConnection) -> None:
                t.itemid, NULL AS value, t.valuenum, NULL AS valueuom
         FROM ({_STAYS}) AS s
         CROSS JOIN {_values_table(rows, 't', 'minutes, itemid, valuenum')}
-        WHERE s.k % 2 = 0 AND s.intime + INTERVAL 10 HOUR < s.outtime
+        WHERE s.k % 3 = 0 AND s.intime + INTERVAL 10 HOUR < s.outtime
         UNION ALL
         SELECT s.subject_id, s.hadm_id, s.stay_id, s.intime + INTERVAL 12 HOUR, 223900,
                'No Response-ETT', NULL, NULL
@@ -281,7 +281,7 @@ def _vasopressor_variants(con: duckdb.DuckDBPyConnection) -> None:
     """Every stay's first infusion of each vasoactive drug: a second one starting at the same
     time in another rate unit (norepinephrine/epinephrine in mcg/min and mg/kg/min,
     vasopressin in units/min, others in mcg/kg/min)."""
-    con.execute(f"""
+    con.execute("""
         INSERT INTO mimiciv_icu.inputevents
         WITH firsts AS (
             SELECT ie.*

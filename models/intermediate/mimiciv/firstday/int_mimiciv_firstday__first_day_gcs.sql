@@ -15,8 +15,9 @@ WITH icustays AS (
 first_day_gcs_ranked AS (
 
     -- GCS from 6 hours before to 24 hours after ICU admission, lowest first; among
-    -- equally low totals the earliest charting wins, as m4-infra's snapshot does (the gcs
-    -- model has one row per stay and charttime, so no ties remain).
+    -- equally low totals the earliest charting wins (the gcs model has one row per stay and
+    -- charttime, so no ties remain). m4-infra orders by gcs only and mostly, not always,
+    -- ends up with the earliest.
     SELECT
         ie.stay_id,
         g.gcs,
