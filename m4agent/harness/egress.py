@@ -114,14 +114,19 @@ class EgressPolicy:
     ``hosts`` match exactly and ``suffixes`` (each starting with a dot) match any
     subdomain, both on ``ports`` only (443 by default). ``extra`` holds exact
     ``(host, port)`` pairs for local endpoints such as a model server on the host's
-    127.0.0.1; they ignore ``ports``. Values are normalised on construction, so two
-    policies that allow the same tunnels are equal and have the same ``digest()``.
+    127.0.0.1; they ignore ``ports``. ``routes`` maps a host name to the address the
+    proxy connects to instead of resolving it (``(host, address, port)``): a routed host
+    is allowed on ``ports`` and its tunnel goes to ``address:port`` (the scripted model
+    server standing in for a provider, or a local model endpoint); every decision on it
+    says so in the log. Values are normalised on construction, so two policies that
+    allow the same tunnels are equal and have the same ``digest()``.
     """
 
     hosts: frozenset[str] = frozenset()
     suffixes: tuple[str, ...] = ()
     ports: frozenset[int] = DEFAULT_PORTS
     extra: tuple[tuple[str, int], ...] = ()
+    routes: tuple[tuple[str, str, int], ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "hosts", frozenset(_require_host(host) for host in self.hosts))
@@ -129,6 +134,19 @@ class EgressPolicy:
         object.__setattr__(self, "ports", frozenset(_require_port(port) for port in self.ports))
         pairs = {(_require_host(host), _require_port(port)) for host, port in self.extra}
         object.__setattr__(self, "extra", tuple(sorted(pairs)))
+        routed = {(_require_host(host), _require_host(address), _require_port(port))
+                  for host, address, port in self.routes}
+        if len({host for host, _, _ in routed}) != len(routed):
+            raise M4AgentError("egress policy: a host is routed to two addresses; keep one route per host")
+        object.__setattr__(self, "routes", tuple(sorted(routed)))
+
+    def upstream(self, host: str, port: int) -> tuple[str, int]:
+        """Where a tunnel to ``host:port`` really goes: its route, or the host itself."""
+        canonical = normalize_host(host)
+        for routed, address, to_port in self.routes:
+            if routed == canonical:
+                return address, to_port
+        return host, port
 
     def decide(self, host: str, port: int) -> tuple[bool, str]:
         """Whether a tunnel to ``host:port`` is allowed, and why, in a few words for the log."""
@@ -137,6 +155,11 @@ class EgressPolicy:
             return False, "not a host name or IP address"
         if (canonical, port) in self.extra:
             return True, "extra endpoint"
+        route = next(((a, p) for h, a, p in self.routes if h == canonical), None)
+        if route is not None:
+            if port not in self.ports:
+                return False, f"port {port} not allowed for routed host"
+            return True, f"routed to {route[0]}:{route[1]}"
         if canonical in self.hosts:
             matched = "allowlisted host"
         else:
@@ -155,7 +178,7 @@ class EgressPolicy:
             "suffixes": list(self.suffixes),
             "ports": sorted(self.ports),
             "extra": [[host, port] for host, port in self.extra],
-        }
+        } | ({"routes": [[h, a, p] for h, a, p in self.routes]} if self.routes else {})
 
     def digest(self) -> str:
         """sha256 (hex) of the canonical JSON: changes exactly when the allowed tunnels change."""
@@ -195,6 +218,7 @@ def policy_for(
     providers: Iterable[str],
     extra: Iterable[tuple[str, int]] = (),
     *,
+    routes: Iterable[tuple[str, str, int]] = (),
     ports: Iterable[int] = DEFAULT_PORTS,
     hosts_file: Path = MODEL_HOSTS_FILE,
 ) -> EgressPolicy:
@@ -211,7 +235,7 @@ def policy_for(
             raise M4AgentError(f"no model hosts for provider {provider!r}; known providers: {known}")
         hosts.update(table[provider].hosts)
         suffixes.update(table[provider].suffixes)
-    return EgressPolicy(frozenset(hosts), tuple(suffixes), frozenset(ports), tuple(extra))
+    return EgressPolicy(frozenset(hosts), tuple(suffixes), frozenset(ports), tuple(extra), tuple(routes))
 
 
 # --------------------------------------------------------------------------- log
@@ -553,7 +577,8 @@ class EgressProxy:
             self._refuse(client, conn, request, 403, reason)
             return
         try:
-            upstream = socket.create_connection((request.host, request.port), timeout=self.connect_timeout)
+            upstream = socket.create_connection(self.policy.upstream(request.host, request.port),
+                                                timeout=self.connect_timeout)
         except OSError as exc:
             detail = exc.strerror or type(exc).__name__
             self._log_decision(conn, request, allowed=True, status=502, reason=f"{reason}; upstream unreachable: {detail}")

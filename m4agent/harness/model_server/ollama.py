@@ -1,0 +1,69 @@
+"""Ollama's native API (``POST /api/chat``, newline-delimited JSON when streaming, the default), with
+``/api/tags``, ``/api/show`` and ``/api/version`` so clients that look around first find a model.
+
+Ollama reports ``prompt_eval_count`` and ``eval_count`` and has no cache or reasoning counts.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+from m4agent.harness.model_server.answers import Answer
+from m4agent.harness.model_server.protocol import Protocol, Reply, json_reply
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat().replace("+00:00", "Z")
+
+
+class Ollama(Protocol):
+    name = "ollama"
+    call_prefix = "call"
+
+    def matches(self, method: str, path: str) -> bool:
+        return path.startswith("/api/")
+
+    def streaming(self, body: dict[str, Any], path: str) -> bool:
+        return body.get("stream", True) is not False
+
+    def turn_index(self, body: dict[str, Any]) -> int:
+        return sum(1 for m in body.get("messages", []) if isinstance(m, dict) and m.get("role") == "assistant")
+
+    def tools(self, body: dict[str, Any]) -> list[tuple[str, Any]]:
+        return [(t["function"]["name"], t["function"].get("parameters")) for t in body.get("tools", [])
+                if isinstance(t, dict) and isinstance(t.get("function"), dict) and "name" in t["function"]]
+
+    def other(self, method: str, path: str, body: dict[str, Any]) -> Reply | None:
+        if path.startswith("/api/chat"):
+            return None
+        if path.startswith("/api/version"):
+            return json_reply({"version": "0.0.0-m4agent"})
+        if path.startswith("/api/tags"):
+            return json_reply({"models": [{"name": "scripted-model", "model": "scripted-model",
+                                           "modified_at": _now(), "size": 0, "digest": "0" * 64}]})
+        if path.startswith("/api/show"):
+            return json_reply({"modelfile": "", "parameters": "", "template": "", "capabilities": ["completion", "tools"],
+                               "model_info": {"general.context_length": 131072}})
+        return json_reply({"error": f"{path} is not served by the scripted model server"}, 404)
+
+    def render(self, answer: Answer, stream: bool) -> Reply:
+        message: dict[str, Any] = {"role": "assistant", "content": "" if answer.is_call else (answer.text or "")}
+        if answer.call is not None:
+            message["tool_calls"] = [{"function": {"name": answer.call.name, "arguments": answer.call.arguments}}]
+        final = {"model": answer.model, "created_at": _now(), "done": True, "done_reason": "stop",
+                 "prompt_eval_count": answer.usage.input + answer.usage.cache_read,
+                 "eval_count": answer.usage.output, "total_duration": 1, "eval_duration": 1}
+        if not stream:
+            return json_reply({**final, "message": message})
+        chunks = [(json.dumps({"model": answer.model, "created_at": _now(), "message": message, "done": False})
+                   + "\n").encode(),
+                  (json.dumps({**final, "message": {"role": "assistant", "content": ""}}) + "\n").encode()]
+        return Reply(200, "application/x-ndjson", chunks=chunks)
+
+    def failure(self, kind: str) -> Reply:
+        kinds = {"rate_limit": (429, "too many requests"), "server_error": (500, "llama runner process has terminated"),
+                 "invalid_key": (401, "unauthorized"), "quota": (429, "quota exceeded")}
+        status, message = kinds[kind]
+        return json_reply({"error": message}, status)
