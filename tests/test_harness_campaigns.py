@@ -368,3 +368,10 @@ def test_doctor_fails_and_names_the_fix_for_a_missing_data_directory(engine: Any
     checks = {c["name"]: c for c in json.loads(done.stdout)}
     assert done.returncode == 1
     assert not checks["data mimic-iv"]["ok"] and "m4agent quickstart" in checks["data mimic-iv"]["detail"]
+
+
+def test_a_campaign_refuses_another_data_directory_than_its_first(null_campaign: Path, tmp_path: Path) -> None:
+    from m4agent.errors import M4AgentError
+
+    with pytest.raises(M4AgentError, match="runs against the data directory"):
+        campaign.run(null_campaign, tmp_path)

@@ -339,6 +339,18 @@ class Grader:
         self.done[result["outcome"]] += 1
 
 
+def _pin_data_dir(campaign_dir: Path, meta: dict[str, Any], data_dir: Path) -> None:
+    """A campaign grades against one data directory: the first run records it, later runs must match."""
+    given = str(data_dir.resolve())
+    pinned = meta.get("data_dir")
+    if pinned is None:
+        meta["data_dir"] = given
+        records.write_json_atomic(campaign_dir / CAMPAIGN_FILE, meta)
+    elif pinned != given:
+        raise M4AgentError(f"campaign {campaign_dir} runs against the data directory {pinned}, not {given}; "
+                           f"pass --data-dir {pinned} (or plan a new campaign folder)")
+
+
 Progress = Callable[[str, RunSpec, AttemptRecord | None], None]
 
 
@@ -350,6 +362,7 @@ def run(campaign_dir: Path, data_dir: Path, workers: int | None = None, wait: bo
     matrix, tasks, meta = _matrix(campaign_dir)
     specs = planned_runs(campaign_dir)
     with _exclusive(campaign_dir, wait):
+        _pin_data_dir(campaign_dir, meta, data_dir)
         engine = docker_layer.client()
         image = image_tag()
         ensure_image(engine)
