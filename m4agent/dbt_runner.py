@@ -101,7 +101,10 @@ def invoke(data_dir: Path, args: Sequence[str], project_dir: Path | None = None,
         try:
             if quiet:
                 with shown.dbt_progress(progress or "dbt") as (on_event, _):
-                    result = dbtRunner(callbacks=[on_event]).invoke([*cli_args, "--log-level", "none"])
+                    # nothing on the terminal but the bar; the log file keeps dbt's usual detail
+                    file_level = [] if "--log-level-file" in args else ["--log-level-file", "debug"]
+                    result = dbtRunner(callbacks=[on_event]).invoke(
+                        [*cli_args, "--log-level", "none", *file_level])
             else:
                 result = dbtRunner().invoke(cli_args)
         finally:
