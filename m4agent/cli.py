@@ -266,6 +266,9 @@ def _build(root: Path, select: str | None) -> float:
 
     started = time.perf_counter()
     build(root, select=select)
+    tally = progress.last_tally()
+    if tally is not None and not progress.verbose():
+        console.print(f"dbt build: {tally.line()}")
     return time.perf_counter() - started
 
 

@@ -28,6 +28,7 @@ from rich.progress import (
 
 stderr = Console(stderr=True)
 _verbose = False
+_last: BuildTally | None = None
 
 
 def set_verbose(value: bool) -> None:
@@ -93,6 +94,13 @@ def dbt_progress(label: str) -> Iterator[tuple[Callable[[Any], None], BuildTally
                     bar.update(task, completed=done, total=max(total, done),
                                counts=f"{failed} failed" if failed else "")
         yield on_event, tally
+    global _last
+    _last = tally
+
+
+def last_tally() -> BuildTally | None:
+    """What the last dbt run shown with a progress bar did (None before any)."""
+    return _last
 
 
 @contextmanager
