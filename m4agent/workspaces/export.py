@@ -53,6 +53,8 @@ def _file_state(path: Path) -> dict[str, int] | None:
 def _connect_source(db: Path) -> duckdb.DuckDBPyConnection:
     con = duckdb.connect()
     con.execute("SET enable_progress_bar = false")
+    # Rows of a relation have no order; letting DuckDB write them as its threads finish is ~20% faster.
+    con.execute("SET preserve_insertion_order = false")
     try:
         con.execute(f"ATTACH {sql_string(str(db))} AS src (READ_ONLY)")
     except duckdb.Error as exc:
