@@ -33,7 +33,7 @@ from typing import Any
 from m4agent import workspaces
 from m4agent.errors import M4AgentError
 from m4agent.harness import container as docker_layer
-from m4agent.harness import integrity, layout, records
+from m4agent.harness import integrity, layout, ledger, records
 from m4agent.harness.agents import Agent, AgentContext
 from m4agent.harness.conditions import place_skills
 from m4agent.harness.container import ContainerSpec
@@ -264,6 +264,10 @@ def _classify(ctx: RunContext, spec: RunSpec, agent: Agent, attempt: Path, works
     if output is not None:
         shutil.copyfile(output, attempt / layout.OUTPUT_NAME, follow_symlinks=False)
     record.has_output = output is not None
+    trace_text = (attempt / "trace.log").read_text(errors="replace") if (attempt / "trace.log").exists() else ""
+    entry = ledger.for_attempt(agent, spec.model, ctx.agent_options.get(spec.agent, {}), trace_text)
+    if entry is not None:
+        record.extra["ledger"] = entry
     allowed, denied = integrity.egress_verdict(attempt / "egress.jsonl", ctx.policy)
     truth = None if agent.needs_solution else ctx.solutions.get(spec.task)
     lint = integrity.lint_workspace(workspace, truth, ctx.host_paths(), list(ctx.secrets.values()))
@@ -280,6 +284,10 @@ def _classify(ctx: RunContext, spec: RunSpec, agent: Agent, attempt: Path, works
         record.outcome, record.reason = Outcome.NO_OUTPUT, why_not
     else:
         record.outcome, record.reason = Outcome.SCORED, ""
+    failed = agent.failure(trace_text) if record.outcome in (Outcome.AGENT_ERROR, Outcome.NO_OUTPUT,
+                                                              Outcome.TIMEOUT) else None
+    if failed is not None:  # the provider failed, not the model: retried, never scored as the model's zero
+        record.outcome, record.reason = Outcome(failed[0]), failed[1]
 
 
 def _violation_json(violation: Any) -> dict[str, Any]:

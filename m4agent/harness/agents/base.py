@@ -55,3 +55,8 @@ class Agent:
     def usage(self, trace_text: str) -> dict[str, int]:
         """Token usage read from the trace; agents without one report nothing."""
         return {}
+
+    def failure(self, trace_text: str) -> tuple[str, str] | None:
+        """A provider failure the trace shows, as ``(outcome, reason)`` with outcome ``quota`` or
+        ``infra_error``, for an attempt that did not succeed; None: the agent's own end (the default)."""
+        return None

@@ -13,6 +13,8 @@ from typing import Any
 from m4agent.harness.model_server.answers import Answer
 from m4agent.harness.model_server.protocol import Protocol, Reply, json_reply
 
+OLLAMA_PATHS = ("/api/chat", "/api/tags", "/api/show", "/api/version")
+
 
 def _now() -> str:
     return datetime.now(UTC).isoformat().replace("+00:00", "Z")
@@ -23,7 +25,7 @@ class Ollama(Protocol):
     call_prefix = "call"
 
     def matches(self, method: str, path: str) -> bool:
-        return path.startswith("/api/")
+        return path.split("?")[0] in OLLAMA_PATHS
 
     def streaming(self, body: dict[str, Any], path: str) -> bool:
         return body.get("stream", True) is not False
@@ -46,7 +48,7 @@ class Ollama(Protocol):
         if path.startswith("/api/show"):
             return json_reply({"modelfile": "", "parameters": "", "template": "", "capabilities": ["completion", "tools"],
                                "model_info": {"general.context_length": 131072}})
-        return json_reply({"error": f"{path} is not served by the scripted model server"}, 404)
+        return None
 
     def render(self, answer: Answer, stream: bool) -> Reply:
         message: dict[str, Any] = {"role": "assistant", "content": "" if answer.is_call else (answer.text or "")}

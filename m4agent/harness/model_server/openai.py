@@ -110,6 +110,10 @@ class Responses(Protocol):
         return _openai_error(kind)
 
     def other(self, method: str, path: str, body: dict[str, Any]) -> Reply | None:
+        if method == "GET":  # the Responses API over WebSocket (Codex tries it first): not served
+            return json_reply({"error": {"message": "WebSocket transport is not served by the scripted model "
+                                         "server; use HTTP", "type": "invalid_request_error",
+                                         "code": "websocket_unsupported"}}, 426)
         return None
 
 

@@ -1,0 +1,80 @@
+"""``codex``: OpenAI Codex CLI (``@openai/codex``) in ``exec`` mode with a JSON-lines trace.
+
+Command line as M4Bench runs it in a container (``HARNESS.md`` section 1.8): web search
+off, plugins off, a developer note that there is no network, ``-m``, reasoning effort by
+``-c model_reasoning_effort``, ``sandbox_mode="danger-full-access"`` (the container is
+the sandbox; bubblewrap cannot make user namespaces in it), ``--json -C /workspace``.
+Auth: ``OPENAI_API_KEY`` from the secrets file, or the ChatGPT login ``~/.codex/auth.json``.
+Codex is a Rust binary: it trusts an extra CA through ``SSL_CERT_FILE``.
+
+Usage: ``turn.completed`` events carry the turn's totals; ``input_tokens`` includes
+``cached_input_tokens`` (OpenAI reports no cache writes), and reasoning is part of
+``output_tokens``.
+"""
+
+from __future__ import annotations
+
+from m4agent.harness import layout
+from m4agent.harness.agents.base import AgentContext
+from m4agent.harness.agents.cli_agent import CliAgent, json_events
+from m4agent.harness.ledger import Usage
+
+NO_NETWORK_NOTE = ("You have no network access: no web search, no downloads, no package installs. "
+                   "Work only with the local files and the database in the working directory.")
+
+
+class Codex(CliAgent):
+    def argv(self, ctx: AgentContext, reasoning: str | None) -> list[str]:
+        argv = ["codex", "exec", "--skip-git-repo-check", "-c", 'web_search="disabled"',
+                "-c", "tools.web_search=false", "-c", f"developer_instructions={_toml_string(NO_NETWORK_NOTE)}",
+                "--disable", "plugins"]
+        if ctx.model != "default":
+            argv += ["-m", ctx.model]
+        if reasoning:
+            argv += ["-c", f'model_reasoning_effort="{reasoning}"']
+        return argv + ["-c", 'sandbox_mode="danger-full-access"', "--json", "-C", layout.WORKSPACE,
+                       ctx.instruction]
+
+    def environment(self, ctx: AgentContext) -> dict[str, str]:
+        return {"CODEX_HOME": f"{layout.HOME}/.codex"}
+
+    def usage(self, trace_text: str) -> dict[str, int]:
+        total = Usage()
+        for event in json_events(trace_text):
+            usage = event.get("usage")
+            if event.get("type") == "turn.completed" and isinstance(usage, dict):
+                cached = int(usage.get("cached_input_tokens") or 0)
+                total = total + Usage(input=int(usage.get("input_tokens") or 0) - cached, cache_read=cached,
+                                      output=int(usage.get("output_tokens") or 0),
+                                      reasoning=int(usage.get("reasoning_output_tokens") or 0), requests=1)
+        return total.as_dict()
+
+    def error_texts(self, trace_text: str) -> list[str]:
+        texts = []
+        for event in json_events(trace_text):
+            if event.get("type") == "error":
+                texts.append(str(event.get("message", "")))
+            elif event.get("type") == "turn.failed":
+                texts.append(str(event.get("error", "")))
+        # stderr lines of the Rust logger: "... ERROR codex_...: <message>"
+        texts += [line for line in trace_text.splitlines() if " ERROR " in line and not line.startswith("{")]
+        return [t for t in texts if "Reconnecting..." not in t or "429" in t or "quota" in t]
+
+
+def _toml_string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+ADAPTER = Codex(
+    name="codex",
+    version="1+codex-0.124.0",
+    description="OpenAI Codex CLI (codex exec --json)",
+    skills_dir=".codex/skills",
+    providers=("openai",),
+    auth_files=(".codex/auth.json",),
+    cli_version="0.124.0",
+    provider="openai",
+    reasoning_levels=("minimal", "low", "medium", "high", "xhigh"),
+    reasoning_auto="medium",
+    ca_env=("SSL_CERT_FILE",),
+)

@@ -1,0 +1,77 @@
+"""``gemini``: Gemini CLI (``@google/gemini-cli``) in non-interactive YOLO mode.
+
+Command line as M4Bench runs it (``HARNESS.md`` section 1.8): ``--approval-mode yolo
+--skip-trust [-m M] -p``, plus ``--output-format stream-json`` so the trace is
+structured (M4Bench kept plain text and had no token counts for Gemini). The run's home
+gets ``.gemini/settings.json``: the auth type, usage statistics and telemetry off,
+extensions off, skills on. Auth: ``GEMINI_API_KEY`` from the secrets file, or the
+Google login files (``oauth_creds.json``). Reasoning: the provider's default (M4Bench's
+``auto``); Gemini CLI has no effort flag.
+
+Usage: the final ``result`` event's ``stats``: ``input_tokens`` includes ``cached``;
+``output_tokens`` counts candidates only (Gemini CLI 0.39 does not report thinking
+tokens in this stream, so reasoning is 0 and thinking is missing from output: a known
+gap of the CLI, not of the ledger).
+"""
+
+from __future__ import annotations
+
+import json
+
+from m4agent.harness.agents.base import AgentContext
+from m4agent.harness.agents.cli_agent import CliAgent, json_events
+from m4agent.harness.ledger import Usage
+
+
+class Gemini(CliAgent):
+    def argv(self, ctx: AgentContext, reasoning: str | None) -> list[str]:
+        argv = ["gemini", "--approval-mode", "yolo", "--skip-trust"]
+        if ctx.model != "default":
+            argv += ["-m", ctx.model]
+        return argv + ["--output-format", "stream-json", "-p", ctx.instruction]
+
+    def home_files(self, ctx: AgentContext) -> dict[str, str]:
+        auth = "oauth-personal" if ctx.options.get("auth") == "subscription" else "gemini-api-key"
+        settings = {"security": {"auth": {"selectedType": auth}},
+                    "privacy": {"usageStatisticsEnabled": False}, "telemetry": {"enabled": False},
+                    "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
+                    "extensions": {"disabled": True}, "skills": {"enabled": True}}
+        return {".gemini/settings.json": json.dumps(settings, indent=2)}
+
+    def usage(self, trace_text: str) -> dict[str, int]:
+        for event in json_events(trace_text):
+            stats = event.get("stats")
+            if event.get("type") == "result" and isinstance(stats, dict):
+                cached = int(stats.get("cached") or 0)
+                total_input = int(stats.get("input_tokens") or 0)
+                return Usage(input=total_input - cached, cache_read=cached, output=int(stats.get("output_tokens") or 0),
+                             requests=sum(1 for e in json_events(trace_text) if e.get("type") == "tool_use") + 1
+                             ).as_dict()
+        return Usage().as_dict()
+
+    def model_used(self, trace_text: str, requested: str) -> str:
+        for event in json_events(trace_text):
+            if event.get("type") == "init" and isinstance(event.get("model"), str):
+                return str(event["model"])
+        return requested
+
+    def error_texts(self, trace_text: str) -> list[str]:
+        texts = super().error_texts(trace_text)
+        for event in json_events(trace_text):
+            if event.get("type") == "result" and event.get("status") not in (None, "success"):
+                texts.append(json.dumps(event.get("error", event.get("status"))))
+            elif event.get("type") == "error":
+                texts.append(json.dumps(event))
+        return texts
+
+
+ADAPTER = Gemini(
+    name="gemini",
+    version="1+gemini-cli-0.39.1",
+    description="Gemini CLI (gemini -p, stream-json trace)",
+    skills_dir=".gemini/skills",
+    providers=("google",),
+    auth_files=(".gemini/oauth_creds.json", ".gemini/google_accounts.json"),
+    cli_version="0.39.1",
+    provider="google",
+)
