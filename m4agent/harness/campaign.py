@@ -356,8 +356,11 @@ Progress = Callable[[str, RunSpec, AttemptRecord | None], None]
 
 def run(campaign_dir: Path, data_dir: Path, workers: int | None = None, wait: bool = True,
         secrets: dict[str, str] | None = None, on_event: Progress | None = None,
-        run_canary: bool = True) -> dict[str, Any]:
-    """Run (or resume) every pending run of a planned campaign, then grade; returns ``status``."""
+        run_canary: bool = True, routes: tuple[tuple[str, str, int], ...] = ()) -> dict[str, Any]:
+    """Run (or resume) every pending run of a planned campaign, then grade; returns ``status``.
+
+    ``routes`` send model hosts to given addresses (``(host, address, port)``, e.g. a provider's host
+    to the scripted model server, or a local model endpoint); they are part of the egress policy."""
     campaign_dir = campaign_dir.resolve()
     matrix, tasks, meta = _matrix(campaign_dir)
     specs = planned_runs(campaign_dir)
@@ -377,7 +380,7 @@ def run(campaign_dir: Path, data_dir: Path, workers: int | None = None, wait: bo
         truth = _truth_exports(campaign_dir, data_dir, tasks, {spec.task for spec in specs})
         providers = sorted({p for entry in matrix.agents.values() for p in entry.agent.providers})
         ctx = RunContext(engine=engine, image=image, data_dir=data_dir, tasks=tasks, campaign_id=meta["id"],
-                         campaign_dir=campaign_dir, policy=policy_for(providers), limits=matrix.limits,
+                         campaign_dir=campaign_dir, policy=policy_for(providers, routes=routes), limits=matrix.limits,
                          secrets=secrets or {},
                          agent_options={name: entry.options for name, entry in matrix.agents.items()},
                          solutions=truth)
