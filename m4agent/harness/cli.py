@@ -79,9 +79,12 @@ def _print_status(summary: dict[str, Any], as_json: bool, campaign_dir: Path) ->
 
 
 def _data_dir(data_dir: Path | None) -> Path:
-    from m4agent.paths import resolve_data_dir
+    """The data directory, printed as every command prints it (m4agent.paths)."""
+    from m4agent.paths import check_data_dir, describe, locate_data_dir
 
-    return resolve_data_dir(data_dir)
+    choice = locate_data_dir(data_dir)
+    console.print(describe(choice), style="dim", soft_wrap=True, markup=False)
+    return check_data_dir(choice.path)
 
 
 def _fail(exc: Exception) -> None:
