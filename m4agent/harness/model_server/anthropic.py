@@ -83,6 +83,7 @@ class Anthropic(Protocol):
                       "Please go to Plans & Billing to upgrade or purchase credits."),
         }
         status, error_type, message = kinds[kind]
-        headers = {"retry-after": "0", "x-should-retry": "false"} if kind == "rate_limit" else {}
+        # the CLI is told not to retry, so a dry run of a failure ends in seconds (the provider says "true")
+        headers = {"retry-after": "0", "x-should-retry": "false"}
         return json_reply({"type": "error", "error": {"type": error_type, "message": message},
                            "request_id": new_id("req")}, status, headers)

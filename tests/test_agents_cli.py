@@ -1,0 +1,84 @@
+"""The four real agent CLIs end to end: real container, real egress proxy, scripted model server, graded.
+
+Each test runs one CLI of the agent image on mimic-sofa-24h. The scripted server,
+standing in for the provider's own host name over TLS, asks for one shell command
+(SQL on the workspace database that writes output.csv) and then ends; the harness
+grades the output and the adapter's ledger must hold exactly the tokens the server
+reported, in the form that CLI reports them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from support.dry_run import dry_run, task_script
+from support.harness import build_data_dir, docker_engine
+
+from m4agent.harness.records import Outcome
+
+pytestmark = [pytest.mark.docker, pytest.mark.slow]
+
+
+@pytest.fixture(scope="module")
+def engine() -> Any:
+    return docker_engine()
+
+
+@pytest.fixture(scope="module")
+def data_dir(engine: Any, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_data_dir(tmp_path_factory.mktemp("agents_data"))
+
+
+def _scored(run: Any) -> dict[str, Any]:
+    (attempt,) = run.attempts()
+    assert attempt.outcome is Outcome.SCORED, (attempt.outcome, attempt.reason, run.requests)
+    result = run.result()
+    assert result is not None and result["outcome"] == "scored"
+    grading = result["grading"]
+    assert grading["key_recall"] == 1.0, grading  # every ICU stay: the SQL ran on the workspace database
+    assert (run.run_folder() / "output.csv").read_text().startswith("subject_id,hadm_id,stay_id,sofa")
+    return attempt.extra["ledger"]
+
+
+def test_claude_completes_the_task_and_its_ledger_counts_every_token_once(tmp_path: Path, data_dir: Path) -> None:
+    run = dry_run(tmp_path, data_dir, agent="claude", hosts=["api.anthropic.com"],
+                  script=task_script("claude-sonnet-4-5"), model="claude-sonnet-4-5",
+                  secrets={"ANTHROPIC_API_KEY": "sk-ant-dryrun-0000"})
+    ledger = _scored(run)
+    # Anthropic: input uncached, cache writes and reads apart, output with thinking inside
+    assert ledger["usage"] == {"input": 2550, "cache_read": 4100, "cache_write": 1800, "output": 235,
+                               "reasoning": 0, "requests": 2}
+    assert ledger["model"] == "claude-sonnet-4-5"
+    assert ledger["cost"]["source"] == "reported"
+    assert ledger["cost"]["usd"] == pytest.approx(ledger["estimated_usd"])  # Claude's price equals our table's
+
+
+def test_codex_completes_the_task_and_its_ledger_splits_cached_input(tmp_path: Path, data_dir: Path) -> None:
+    run = dry_run(tmp_path, data_dir, agent="codex", hosts=["api.openai.com"], script=task_script("gpt-5"),
+                  model="gpt-5", secrets={"OPENAI_API_KEY": "sk-dryrun-0000"})
+    ledger = _scored(run)
+    # OpenAI reports no cache writes: the script's cache_write tokens are part of plain input there
+    assert ledger["usage"] == {"input": 2550, "cache_read": 4100, "cache_write": 0, "output": 235,
+                               "reasoning": 0, "requests": 1}
+    assert ledger["cost"]["source"] == "estimated"
+
+
+def test_gemini_completes_the_task_and_its_ledger_reads_the_result_stats(tmp_path: Path, data_dir: Path) -> None:
+    run = dry_run(tmp_path, data_dir, agent="gemini", hosts=["generativelanguage.googleapis.com"],
+                  script=task_script("gemini-2.5-pro"), model="gemini-2.5-pro",
+                  secrets={"GEMINI_API_KEY": "dryrun-0000"})
+    ledger = _scored(run)
+    # Gemini CLI's stats leave thinking tokens out of output (60 of the script's 235)
+    assert ledger["usage"]["input"] == 2550 and ledger["usage"]["cache_read"] == 4100
+    assert ledger["usage"]["output"] == 175
+
+
+def test_pi_completes_the_task_on_a_local_openai_compatible_endpoint(tmp_path: Path, data_dir: Path) -> None:
+    run = dry_run(tmp_path, data_dir, agent="pi", hosts=["ollama.local"], script=task_script("qwen3:8b"),
+                  model="qwen3:8b", secrets={},
+                  options={"provider": "ollama", "base_url": "https://ollama.local/v1"})
+    ledger = _scored(run)
+    assert ledger["usage"]["cache_read"] == 4100 and ledger["usage"]["output"] == 235
+    assert ledger["cost"]["usd"] == 0.0
