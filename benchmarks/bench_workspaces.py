@@ -26,6 +26,10 @@ databases: ``m4agent quickstart --patients 4700`` (5,111 ICU stays).
   so each copy moves the derived tables only. Making the source and its Parquet is
   not counted (M4Bench's ``m4 init`` does it once), while our export is.
 
+M4Bench then copies the task's cached database into each run's folder (§1.5);
+``+ per-run copy`` times that for one run per task, the step our ``setup_database.py``
+run stands for, and the ratios are printed without and with it.
+
 Disk is what each side leaves on disk (blocks of distinct files; hard links once),
 not counting the source databases. Each side runs ``--repeat`` times from scratch,
 alternating; the ratios use the medians. Wall time moves with the load of a shared
@@ -253,6 +257,24 @@ def m4bench(sources: dict[str, Path], out_dir: Path, tasks: dict[str, Task]) -> 
     return seconds, cpu, disk_bytes(out_dir)
 
 
+def m4bench_run_copies(task_dbs: Path) -> tuple[float, float, int]:
+    """M4Bench's per-run step (HARNESS.md §1.5): each cached task database copied into a run folder.
+
+    Our ``setup_database.py`` run is the per-run step on our side, so a like-for-like
+    comparison adds this one to M4Bench's; the copies are removed afterwards (disk 0).
+    """
+    runs = task_dbs.with_name(task_dbs.name + "_runs")
+    shutil.rmtree(runs, ignore_errors=True)
+    runs.mkdir()
+    start, cpu = time.perf_counter(), cpu_seconds()
+    for db in sorted(task_dbs.glob("*.duckdb")):
+        (runs / db.stem).mkdir()
+        shutil.copy2(db, runs / db.stem / "database.duckdb")
+    seconds, cpu = time.perf_counter() - start, cpu_seconds() - cpu
+    shutil.rmtree(runs)
+    return seconds, cpu, 0
+
+
 # ---------------------------------------------------------------- report
 
 
@@ -294,7 +316,9 @@ def main() -> None:
     sides: dict[str, Callable[[], tuple[float, float, int]]] = {
         "ours": run_ours,
         "M4Bench, tables": lambda: m4bench(table_sources, work / "m4bench_tables", tasks),
+        "  + per-run copy": lambda: m4bench_run_copies(work / "m4bench_tables"),
         "M4Bench, views": lambda: m4bench(view_sources, work / "m4bench_views", tasks),
+        "  + per-run copy ": lambda: m4bench_run_copies(work / "m4bench_views"),
     }
     walls: dict[str, list[float]] = {label: [] for label in sides}
     cpus: dict[str, list[float]] = {label: [] for label in sides}
@@ -317,10 +341,12 @@ def main() -> None:
     for label in sides:
         print(f"{label:<18}{wall[label]:>10.2f}{cpu[label]:>10.2f}{mib(disks[label]):>16}")
     print("ours, wall by phase: " + ", ".join(f"{k} {v:.2f} s" for k, v in phases.items()))
-    for label in ("M4Bench, tables", "M4Bench, views"):
+    for label, extra in (("M4Bench, tables", "  + per-run copy"), ("M4Bench, views", "  + per-run copy ")):
         print(
             f"ours / {label}: wall {100 * wall['ours'] / wall[label]:.1f}%, CPU {100 * cpu['ours'] / cpu[label]:.1f}%, "
-            f"disk {100 * disks['ours'] / disks[label]:.1f}% (goal: at most 5%)"
+            f"disk {100 * disks['ours'] / disks[label]:.1f}% (goal: at most 5%); with its per-run copies: "
+            f"wall {100 * wall['ours'] / (wall[label] + wall[extra]):.1f}%, "
+            f"CPU {100 * cpu['ours'] / (cpu[label] + cpu[extra]):.1f}%"
         )
 
 

@@ -281,3 +281,17 @@ def test_native_instruction_is_unchanged(data_dir: Path):
 
 def test_key_columns_are_m4bench_forty_seven():
     assert len(KEY_COLUMNS) == 47
+
+
+def test_transformed_plan_refuses_a_variant_older_than_the_native_export(data_dir: Path, tmp_path: Path):
+    from m4agent.errors import M4AgentError
+
+    root = copy_databases(data_dir, tmp_path / "copy")
+    prepare(root, "obfuscated")
+    with duckdb.connect(str(root / "mimic_iv.duckdb")) as con:
+        con.execute("DROP TABLE mimiciv_derived.sofa")
+    prepare(root, "native")
+    with pytest.raises(M4AgentError, match="older than the native export"):
+        plan_for(TASKS["mimic-sofa-24h"], root, "obfuscated")
+    prepare(root, "obfuscated")
+    assert plan_for(TASKS["mimic-sofa-24h"], root, "obfuscated").relations

@@ -29,7 +29,7 @@ from m4agent.schema import tables
 from m4agent.workspaces.files import quote_ident, read_json, sql_string, write_json, write_parquet
 from m4agent.workspaces.paths import NATIVE, data_root, stamp_path
 
-EXPORT_FORMAT = 1  # bump when the export's settings change, so existing stamps expire
+EXPORT_FORMAT = 2  # bump when the export's settings change, so existing stamps expire
 DATASETS = ("mimic-iv", "eicu")
 DERIVED_SCHEMA = "mimiciv_derived"
 

@@ -21,7 +21,8 @@ from typing import Any
 import duckdb
 
 # DuckDB 1.4 (the agent image) must read what the host's DuckDB writes: Parquet format 1.
-PARQUET_OPTIONS = "FORMAT PARQUET, COMPRESSION ZSTD, PARQUET_VERSION V1"
+# ZSTD level 1 rather than DuckDB's default 3: about 30% less CPU for about 10% more bytes.
+PARQUET_OPTIONS = "FORMAT PARQUET, COMPRESSION ZSTD, COMPRESSION_LEVEL 1, PARQUET_VERSION V1"
 READ_ONLY = stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH
 
 

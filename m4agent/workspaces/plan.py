@@ -29,9 +29,17 @@ from typing import Any
 from m4agent.errors import M4AgentError
 from m4agent.registry import Task
 from m4agent.workspaces.dictionary import MIMIC_SCHEMAS, merged_table, neutral_table
-from m4agent.workspaces.export import DERIVED_SCHEMA, exported_relations, relation_path
-from m4agent.workspaces.files import read_json
-from m4agent.workspaces.paths import NATIVE, RESTRUCTURED, check_variant, data_root, dictionary_path
+from m4agent.workspaces.export import DERIVED_SCHEMA, exported_relations, relation_path, stamp_digest
+from m4agent.workspaces.files import digest, read_json
+from m4agent.workspaces.paths import (
+    NATIVE,
+    OBFUSCATED,
+    RESTRUCTURED,
+    check_variant,
+    data_root,
+    dictionary_path,
+    stamp_path,
+)
 from m4agent.workspaces.restructure import merged_into
 
 PLAN_FORMAT = 1
@@ -94,11 +102,26 @@ def _selected_native(task: Task, data_dir: Path) -> list[str]:
     ]
 
 
+def _require_current(data_dir: Path, variant: str) -> None:
+    """Raise unless ``variant`` was derived from the native export as it is now."""
+    obfuscated = read_json(stamp_path(data_dir, OBFUSCATED))
+    current = obfuscated is not None and obfuscated.get("source") == stamp_digest(data_dir, "mimic-iv")
+    if current and variant == RESTRUCTURED:
+        restructured = read_json(stamp_path(data_dir, RESTRUCTURED))
+        current = restructured is not None and restructured.get("source") == digest(obfuscated)
+    if not current:
+        raise M4AgentError(
+            f"the {variant} variant of {data_dir} is missing or older than the native export; "
+            f"call prepare(data_dir, {variant!r})"
+        )
+
+
 def _transformed(selected: list[str], variant: str, data_dir: Path) -> list[Relation]:
+    _require_current(data_dir, variant)
     dictionary = read_json(dictionary_path(data_dir, variant))
     if dictionary is None:
         raise M4AgentError(
-            f"the {variant} variant of {data_dir} is not prepared; call prepare(data_dir, {variant!r})"
+            f"the {variant} variant of {data_dir} has no dictionary; call prepare(data_dir, {variant!r})"
         )
     relations = []
     for native in selected:
