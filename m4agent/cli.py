@@ -154,6 +154,8 @@ for _command in campaign_app.registered_commands:
 app.add_typer(campaign_app, name="campaign")
 app.command("run")(guarded(run_one))
 app.command("doctor")(guarded(doctor))
+from m4agent.reports.cli import report  # noqa: E402, I001  (wiring only)
+app.command("report")(guarded(report))
 
 DataDir = Annotated[
     Path | None,
