@@ -35,8 +35,9 @@ class Codex(CliAgent):
         return argv + ["-c", 'sandbox_mode="danger-full-access"', "--json", "-C", layout.WORKSPACE,
                        ctx.instruction]
 
-    def environment(self, ctx: AgentContext) -> dict[str, str]:
-        return {"CODEX_HOME": f"{layout.HOME}/.codex"}
+    def home_files(self, ctx: AgentContext) -> dict[str, str]:
+        # Codex needs its home to exist; the config keeps it off the ChatGPT feature endpoints
+        return {".codex/config.toml": 'check_for_update_on_startup = false\n[analytics]\nenabled = false\n'}
 
     def usage(self, trace_text: str) -> dict[str, int]:
         total = Usage()
