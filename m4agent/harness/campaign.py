@@ -43,13 +43,13 @@ from pathlib import Path
 from typing import Any
 
 from m4agent.errors import M4AgentError
-from m4agent.harness import canary, records
+from m4agent.harness import canary, ledger, records
 from m4agent.harness import container as docker_layer
 from m4agent.harness.conditions import skill_name_conflicts
 from m4agent.harness.egress import policy_for
 from m4agent.harness.image import cli_versions, ensure_image, image_tag
 from m4agent.harness.matrix import Matrix, build, load_source
-from m4agent.harness.records import AttemptRecord, RunSpec, RunState
+from m4agent.harness.records import AttemptRecord, Outcome, RunSpec, RunState
 from m4agent.harness.run import RunContext, run_attempt
 from m4agent.paths import PROJECT_ROOT
 from m4agent.registry import TASKS_DIR, Task, all_tasks
@@ -412,12 +412,23 @@ def run(campaign_dir: Path, data_dir: Path, workers: int | None = None, wait: bo
 def _work(ctx: RunContext, matrix: Matrix, pending: list[RunSpec], workers: int, grader: Grader,
           on_event: Progress | None) -> None:
     caps = {provider: threading.Semaphore(cap) for provider, cap in matrix.provider_caps.items()}
+    # A quota refusal stops its provider's queue for this campaign run: its runs stay pending (quota
+    # attempts never use up a run's retries) and the next `campaign run` resumes them. A campaign budget
+    # ([budget] per_campaign_usd, per_run_usd in the matrix) stops every queue once spent.
+    stopped: set[str] = set()
+    budget = ledger.Budget(**{k: float(v) for k, v in matrix.source.get("budget", {}).items()
+                              if k in ("per_run_usd", "per_campaign_usd")})
+    guard = threading.Lock()
 
     def one(spec: RunSpec) -> None:
         entry = matrix.agents[spec.agent]
         folder = records.run_folder(ctx.campaign_dir, spec)
         held = [caps[p] for p in entry.agent.providers if p in caps]
+        queues = set(entry.agent.providers or (entry.agent.name,))
         while records.state(folder, matrix.max_retries) is RunState.PENDING:
+            with guard:
+                if queues & stopped or "*budget*" in stopped:
+                    return  # left pending for the next campaign run
             for sem in held:
                 sem.acquire()
             try:
@@ -430,6 +441,12 @@ def _work(ctx: RunContext, matrix: Matrix, pending: list[RunSpec], workers: int,
                     sem.release()
             if on_event:
                 on_event("end", spec, record)
+            with guard:
+                if "ledger" in record.extra and not budget.spend(record.extra["ledger"]):
+                    stopped.add("*budget*")
+                if record.outcome is Outcome.QUOTA:
+                    stopped.update(queues)
+                    continue
             if record.outcome.retryable:
                 tries = records.counted_retries(records.attempts(folder))
                 time.sleep(min(BACKOFF_MAX_SECONDS, 2.0 ** tries))

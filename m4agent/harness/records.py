@@ -237,8 +237,10 @@ class RunState(StrEnum):
 
 
 def counted_retries(records: list[AttemptRecord]) -> int:
-    """Retryable attempts that count against the budget: an interrupted harness is not the run's fault."""
-    return sum(1 for r in records if r.outcome.retryable and r.reason != INTERRUPTED)
+    """Retryable attempts that count against the budget: an interrupted harness is not the run's fault,
+    and a quota refusal is the provider's (the campaign stops that provider's queue instead)."""
+    return sum(1 for r in records if r.outcome.retryable and r.reason != INTERRUPTED
+               and r.outcome is not Outcome.QUOTA)
 
 
 def final_attempt(records: list[AttemptRecord]) -> AttemptRecord | None:

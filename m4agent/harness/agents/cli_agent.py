@@ -46,7 +46,7 @@ RATE = re.compile(r"\b429\b|rate[ _-]?limit|too many requests|RESOURCE_EXHAUSTED
 AUTH = re.compile(r"\b401\b|invalid[ _-]?(x-)?api[ _-]?key|incorrect api key|authentication_error"
                   r"|API key not valid|API_KEY_INVALID|unauthorized", re.I)
 SERVER = re.compile(r"\b5\d\d\b.{0,80}(error|internal|overloaded|unavailable)|(internal server error|api_error"
-                    r"|overloaded_error|server_error|\"INTERNAL\"|service unavailable|stream disconnected)", re.I)
+                    r"|overloaded_error|server_error|\"INTERNAL\"|service unavailable|stream disconnected|high demand)", re.I)
 STALL = re.compile(r"request timed out|timed? ?out waiting|stream idle timeout|ETIMEDOUT|UND_ERR_HEADERS_TIMEOUT", re.I)
 
 
