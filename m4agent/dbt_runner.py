@@ -29,6 +29,7 @@ from m4agent.paths import PROJECT_ROOT, database_path
 from m4agent.schema import tables
 
 console = Console(stderr=True)
+SUMMARY_LINES = 15  # findings listed after a build; the rest are counted
 
 
 def artefact_dir(data_dir: Path) -> Path:
@@ -182,13 +183,17 @@ def print_data_quality_summary(data_dir: Path, findings: Sequence[DataQualityFin
         return
     console.print(f"[bold]data quality:[/] {len(warned)} test(s) warned, {len(blocking)} failed "
                   f"(warnings never block the references)")
-    for finding in [*blocking, *warned]:
+    ordered = [*blocking, *warned]
+    for finding in ordered[:SUMMARY_LINES]:
         rows = "could not run" if finding.rows is None else f"{finding.rows} row(s)"
         tested = f"{finding.model or '?'}{'.' + finding.column if finding.column else ''}"
         where = f" -> {finding.stored_in.replace(chr(34), '')}" if finding.stored_in else ""
         colour = "yellow" if finding.status == "warn" else "red"
         console.print(f"  [{colour}]{finding.status:5}[/] {rows:>11}  {finding.kind} on {tested}{where}",
                       soft_wrap=True, highlight=False)
+    if len(ordered) > SUMMARY_LINES:
+        console.print(f"  ... and {len(ordered) - SUMMARY_LINES} more (all in "
+                      f"{artefact_dir(data_dir) / 'target' / 'run_results.json'})")
     console.print(f"  failing rows are kept in schema data_quality of {database_path(data_dir, 'mimic-iv')}; "
                   f"dbt's log: {artefact_dir(data_dir) / 'logs' / 'dbt.log'}")
 
