@@ -16,6 +16,7 @@ import pytest
 from support.dry_run import dry_run, task_script
 from support.harness import build_data_dir, docker_engine
 
+from m4agent.harness import records
 from m4agent.harness.records import Outcome
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
@@ -82,3 +83,45 @@ def test_pi_completes_the_task_on_a_local_openai_compatible_endpoint(tmp_path: P
     ledger = _scored(run)
     assert ledger["usage"]["cache_read"] == 4100 and ledger["usage"]["output"] == 235
     assert ledger["cost"]["usd"] == 0.0
+
+
+@pytest.mark.parametrize(("kind", "outcome"), [("rate_limit", Outcome.QUOTA), ("quota", Outcome.QUOTA),
+                                               ("server_error", Outcome.INFRA_ERROR),
+                                               ("invalid_key", Outcome.INFRA_ERROR)])
+def test_claude_provider_failure_is_never_the_models_zero(kind: str, outcome: Outcome, tmp_path: Path,
+                                                          data_dir: Path) -> None:
+    run = dry_run(tmp_path, data_dir, agent="claude", hosts=["api.anthropic.com"],
+                  script={"turns": [{"fail": kind}]}, secrets={"ANTHROPIC_API_KEY": "sk-ant-dryrun-0000"})
+    (attempt,) = run.attempts()
+    assert attempt.outcome is outcome, (attempt.reason, attempt.exit_code)
+    assert run.result() is None  # retried later (or left pending), never graded as a zero
+
+
+def test_a_provider_that_hangs_ends_in_timeout(tmp_path: Path, data_dir: Path) -> None:
+    run = dry_run(tmp_path, data_dir, agent="claude", hosts=["api.anthropic.com"],
+                  script={"turns": [{"fail": "hang"}]}, secrets={"ANTHROPIC_API_KEY": "sk-ant-dryrun-0000"},
+                  agent_seconds=15)
+    (attempt,) = run.attempts()
+    assert attempt.outcome is Outcome.TIMEOUT
+    assert any(r.get("kind") == "fail:hang" for r in run.requests)
+
+
+@pytest.mark.parametrize(("kind", "outcome"), [("quota", Outcome.QUOTA), ("invalid_key", Outcome.INFRA_ERROR)])
+def test_codex_provider_failure_is_never_the_models_zero(kind: str, outcome: Outcome, tmp_path: Path,
+                                                         data_dir: Path) -> None:
+    run = dry_run(tmp_path, data_dir, agent="codex", hosts=["api.openai.com"], script={"turns": [{"fail": kind}]},
+                  secrets={"OPENAI_API_KEY": "sk-dryrun-0000"})
+    (attempt,) = run.attempts()
+    assert attempt.outcome is outcome, (attempt.reason, attempt.exit_code)
+
+
+def test_a_quota_stop_pauses_the_queue_and_the_campaign_resumes_without_losing_a_run(
+        tmp_path: Path, data_dir: Path) -> None:
+    script = {**task_script("claude-sonnet-4-5"), "faults": [{"kind": "quota", "requests": 1}]}
+    run = dry_run(tmp_path, data_dir, agent="claude", hosts=["api.anthropic.com"], script=script, trials=2,
+                  secrets={"ANTHROPIC_API_KEY": "sk-ant-dryrun-0000"}, runs=2)
+    first, second = run.statuses
+    assert first["states"] == {"pending": 2} and first["attempts"] == 1  # the queue stopped: no run burnt
+    assert second["states"] == {"done": 2} and second["outcomes"] == {"scored": 2}
+    per_run = sorted([a.outcome.value for a in records.attempts(folder)] for folder in run.run_folders())
+    assert per_run == [["quota", "scored"], ["scored"]]  # one final attempt per run, none duplicated

@@ -13,10 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from support.harness import write_matrix
-
 from m4agent.harness import campaign, records
 from m4agent.harness.model_server import ScriptedModelServer, make_certificates, parse_script
+from support.harness import write_matrix
 
 TASK = "mimic-sofa-24h"
 
@@ -44,10 +43,14 @@ def task_script(model: str) -> dict[str, Any]:
 class DryRun:
     campaign_dir: Path
     requests: list[dict[str, Any]]
+    statuses: list[dict[str, Any]]  # what each `campaign run` returned
+
+    def run_folders(self) -> list[Path]:
+        return [records.run_folder(self.campaign_dir, spec) for spec in campaign.planned_runs(self.campaign_dir)]
 
     def run_folder(self) -> Path:
-        (spec,) = campaign.planned_runs(self.campaign_dir)
-        return records.run_folder(self.campaign_dir, spec)
+        (folder,) = self.run_folders()
+        return folder
 
     def attempts(self) -> list[records.AttemptRecord]:
         return records.attempts(self.run_folder())
@@ -59,8 +62,8 @@ class DryRun:
 
 def dry_run(tmp: Path, data_dir: Path, *, agent: str, hosts: list[str], script: dict[str, Any],
             secrets: dict[str, str], model: str = "default", options: dict[str, str] | None = None,
-            agent_seconds: int = 240, max_retries: int = 0) -> DryRun:
-    """Run ``agent`` on TASK against a scripted server standing in for ``hosts``."""
+            agent_seconds: int = 240, max_retries: int = 0, trials: int = 1, runs: int = 1) -> DryRun:
+    """Run ``agent`` on TASK against a scripted server standing in for ``hosts`` (``runs`` times: resumes)."""
     certs = make_certificates(tmp / "certs", hosts)
     opts = {"ca_cert": str(certs.ca), **(options or {})}
     with ScriptedModelServer(parse_script(script), certificates=certs, log=tmp / "requests.jsonl") as server:
@@ -69,6 +72,7 @@ def dry_run(tmp: Path, data_dir: Path, *, agent: str, hosts: list[str], script: 
 tasks = ["{TASK}"]
 conditions = ["no-skill"]
 workers = 1
+trials = {trials}
 max_retries = {max_retries}
 
 [[agents]]
@@ -81,6 +85,7 @@ agent_seconds = {agent_seconds}
 """)
         campaign_dir = tmp / "campaign"
         campaign.plan(matrix, campaign_dir)
-        campaign.run(campaign_dir, data_dir, secrets=secrets, run_canary=False,
-                     routes=tuple((host, "127.0.0.1", server.port) for host in hosts))
-        return DryRun(campaign_dir, list(server.requests))
+        statuses = [campaign.run(campaign_dir, data_dir, secrets=secrets, run_canary=False,
+                                 routes=tuple((host, "127.0.0.1", server.port) for host in hosts))
+                    for _ in range(runs)]
+        return DryRun(campaign_dir, list(server.requests), statuses)
