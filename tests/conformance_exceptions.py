@@ -165,7 +165,7 @@ EXCEPTIONS: tuple[ConformanceException, ...] = (
             "components, m4-infra takes the components of one of them by its ROW_NUMBER ordered "
             "by gcs only: the pick repeats across builds and row orders but follows the engine's "
             "sort, not a rule (on edge-case data most ties went to the earliest charting, some "
-            "to a later one: 3 of 30 two-way ties at 60 patients). Ours takes the earliest. For "
+            "to a later one: 3 stays of a 60-patient dataset). Ours takes the earliest. For "
             "such stays only gcs_min is compared."
         ),
         compare_sql=f"""
