@@ -375,3 +375,37 @@ def test_a_campaign_refuses_another_data_directory_than_its_first(null_campaign:
 
     with pytest.raises(M4AgentError, match="runs against the data directory"):
         campaign.run(null_campaign, tmp_path)
+
+
+def test_ctrl_c_stops_a_campaign_promptly_and_the_next_start_finishes_it(engine: Any, data_dir: Path, tree: Path,
+                                                                         tmp_path: Path) -> None:
+    script = tmp_path / "slow.sh"
+    script.write_text("sleep 300\n")
+    matrix = write_matrix(tmp_path / "matrix.toml", f"""
+[campaign]
+tasks = ["eicu-gcs", "eicu-oasis"]
+workers = 2
+
+[[agents]]
+name = "shell"
+options = {{ script = "{script}" }}
+""")
+    campaign_dir = tmp_path / "campaign"
+    campaign.plan(matrix, campaign_dir, tasks_dir=tree)
+    campaign_id = records.read_json(campaign_dir / campaign.CAMPAIGN_FILE)["id"]
+    command = [sys.executable, "-m", "m4agent.cli", "campaign", "run", "--dir", str(campaign_dir),
+               "--data-dir", str(data_dir), "--no-canary", "--json"]
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while len(container.labelled(engine, campaign=campaign_id, role="agent")) < 2 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    time.sleep(1.0)
+    interrupted_at = time.monotonic()
+    process.send_signal(signal.SIGINT)
+    process.communicate(timeout=60)
+    assert process.returncode == 130
+    assert time.monotonic() - interrupted_at < 15
+    assert container.labelled(engine, campaign=campaign_id) == []
+    for spec in campaign.planned_runs(campaign_dir):
+        ended = records.attempts(records.run_folder(campaign_dir, spec))
+        assert [(r.outcome, r.reason) for r in ended] == [(Outcome.INFRA_ERROR, records.INTERRUPTED)]

@@ -42,6 +42,7 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
+from m4agent import interrupts
 from m4agent.errors import M4AgentError
 from m4agent.harness import canary, ledger, records
 from m4agent.harness import container as docker_layer
@@ -51,6 +52,7 @@ from m4agent.harness.image import cli_versions, ensure_image, image_tag
 from m4agent.harness.matrix import Matrix, build, load_source
 from m4agent.harness.records import AttemptRecord, Outcome, RunSpec, RunState
 from m4agent.harness.run import RunContext, run_attempt
+from m4agent.locking import data_dir_lock
 from m4agent.paths import PROJECT_ROOT
 from m4agent.registry import TASKS_DIR, Task, all_tasks
 
@@ -250,6 +252,7 @@ class Grader:
         self.inbox: queue.Queue[RunSpec | None] = queue.Queue()
         self.done: Counter[str] = Counter()
         self.error: BaseException | None = None
+        self.abandoned = False
         self.thread = threading.Thread(target=self._loop, name="m4agent-grader", daemon=True)
 
     def start(self) -> None:
@@ -257,6 +260,13 @@ class Grader:
 
     def submit(self, spec: RunSpec) -> None:
         self.inbox.put(spec)
+
+    def abandon(self) -> None:
+        """Drop what is queued (after Ctrl-C): those runs stay in state grading for the next start."""
+        self.abandoned = True
+        with contextlib.suppress(queue.Empty):
+            while True:
+                self.inbox.get_nowait()
 
     def close(self) -> None:
         self.inbox.put(None)
@@ -283,7 +293,7 @@ class Grader:
                     closing = True
                 else:
                     batch.append(item)
-            if batch:
+            if batch and not self.abandoned:
                 try:
                     self.grade(batch)
                 except BaseException as exc:  # reported by close(); the runs stay in state grading
@@ -375,9 +385,10 @@ def run(campaign_dir: Path, data_dir: Path, workers: int | None = None, wait: bo
             records.close_interrupted(records.run_folder(campaign_dir, spec))
         from m4agent import workspaces
 
-        for schema in sorted({spec.schema for spec in specs}):
-            workspaces.prepare(data_dir, schema)
-        truth = _truth_exports(campaign_dir, data_dir, tasks, {spec.task for spec in specs})
+        with data_dir_lock(data_dir):  # the exports write into the data directory
+            for schema in sorted({spec.schema for spec in specs}):
+                workspaces.prepare(data_dir, schema)
+            truth = _truth_exports(campaign_dir, data_dir, tasks, {spec.task for spec in specs})
         providers = sorted({p for entry in matrix.agents.values() for p in entry.agent.providers})
         ctx = RunContext(engine=engine, image=image, data_dir=data_dir, tasks=tasks, campaign_id=meta["id"],
                          campaign_dir=campaign_dir, policy=policy_for(providers, routes=routes), limits=matrix.limits,
@@ -403,6 +414,12 @@ def run(campaign_dir: Path, data_dir: Path, workers: int | None = None, wait: bo
                 elif state is RunState.PENDING:
                     pending.append(spec)
             _work(ctx, matrix, pending, workers or matrix.workers, grader, on_event)
+        except KeyboardInterrupt:
+            # Ctrl-C: no new attempt starts, running containers are removed (their attempts end as
+            # infra_error/interrupted), and runs not yet graded are graded by the next start.
+            grader.abandon()
+            docker_layer.reap(engine, campaign=meta["id"])
+            raise
         finally:
             grader.close()
         shutil.rmtree(Path(tempfile.gettempdir()) / f"m4a-{meta['id'][:8]}", ignore_errors=True)
@@ -426,6 +443,8 @@ def _work(ctx: RunContext, matrix: Matrix, pending: list[RunSpec], workers: int,
         held = [caps[p] for p in entry.agent.providers if p in caps]
         queues = set(entry.agent.providers or (entry.agent.name,))
         while records.state(folder, matrix.max_retries) is RunState.PENDING:
+            if interrupts.requested():
+                return
             with guard:
                 if queues & stopped or "*budget*" in stopped:
                     return  # left pending for the next campaign run
@@ -453,9 +472,12 @@ def _work(ctx: RunContext, matrix: Matrix, pending: list[RunSpec], workers: int,
         if records.state(folder, matrix.max_retries) is RunState.GRADING:
             grader.submit(spec)
 
-    with ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="m4agent-run") as pool:
+    pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="m4agent-run")
+    try:
         for future in [pool.submit(one, spec) for spec in pending]:
             future.result()
+    finally:
+        pool.shutdown(wait=not interrupts.requested(), cancel_futures=True)
 
 
 def write_planned(campaign_dir: Path) -> str:

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from m4agent import workspaces
+from m4agent import interrupts, workspaces
 from m4agent.errors import M4AgentError
 from m4agent.harness import container as docker_layer
 from m4agent.harness import integrity, layout, ledger, records
@@ -147,6 +147,8 @@ def run_attempt(ctx: RunContext, spec: RunSpec, agent: Agent, attempt: Path) -> 
         except M4AgentError as exc:
             record.outcome, record.reason = Outcome.INFRA_ERROR, str(exc)
         shutil.rmtree(scratch, ignore_errors=True)
+    if interrupts.requested():  # Ctrl-C removed the container under the agent: not the agent's outcome
+        record.outcome, record.reason = Outcome.INFRA_ERROR, records.INTERRUPTED
     record.ended_at = records.now()
     records.finish_attempt(attempt, record)
     return record
