@@ -18,6 +18,7 @@ from __future__ import annotations
 from m4agent.harness.agents.base import AgentContext
 from m4agent.harness.agents.cli_agent import CliAgent, json_events
 from m4agent.harness.ledger import Usage
+from m4agent.harness.trajectory import Step, text_of, tool_input
 
 ALLOWED_TOOLS = "Bash(*),Read,Write,Glob,Grep,Edit"
 DISALLOWED_TOOLS = ("WebFetch,WebSearch,Bash(curl *),Bash(wget *),Bash(python -c *),Bash(python3 -c *),"
@@ -63,6 +64,39 @@ class Claude(CliAgent):
         for usage in messages.values():
             total = total + usage
         return Usage(**{**total.as_dict(), "requests": len(messages)}).as_dict()
+
+    def steps(self, trace_text: str) -> list[Step]:
+        """Text and tool calls of each assistant message (once per message id), results joined by tool id."""
+        steps: list[Step] = []
+        calls: dict[str, Step] = {}
+        seen: dict[str, int] = {}
+        for event in json_events(trace_text):
+            message = event.get("message")
+            if not isinstance(message, dict):
+                if event.get("type") == "result" and event.get("is_error"):
+                    steps.append(Step("error", str(event.get("result", ""))))
+                continue
+            if event.get("type") == "assistant":
+                blocks = message.get("content") if isinstance(message.get("content"), list) else []
+                first = str(message.get("id")) not in seen
+                seen.setdefault(str(message.get("id")), len(steps))
+                for block in blocks:
+                    if block.get("type") == "text":
+                        steps.append(Step("text", block.get("text", "")))
+                    elif block.get("type") == "tool_use":
+                        step = Step("tool", tool=block.get("name"), input=tool_input(block.get("input")))
+                        calls[str(block.get("id"))] = step
+                        steps.append(step)
+                if first and steps[seen[str(message.get("id"))]:]:
+                    steps[seen[str(message.get("id"))]].tokens = _usage_of(message.get("usage")).as_dict()
+            elif event.get("type") == "user":
+                for block in message.get("content") if isinstance(message.get("content"), list) else []:
+                    if isinstance(block, dict) and block.get("type") == "tool_result":
+                        step = calls.get(str(block.get("tool_use_id")))
+                        if step is not None:
+                            step.output = text_of(block.get("content"))
+                            step.ts = event.get("timestamp") if isinstance(event.get("timestamp"), str) else None
+        return steps
 
     def reported_cost(self, trace_text: str) -> float | None:
         for event in json_events(trace_text):

@@ -18,6 +18,7 @@ from m4agent.harness import layout
 from m4agent.harness.agents.base import AgentContext
 from m4agent.harness.agents.cli_agent import CliAgent, json_events
 from m4agent.harness.ledger import Usage
+from m4agent.harness.trajectory import Step
 
 NO_NETWORK_NOTE = ("You have no network access: no web search, no downloads, no package installs. "
                    "Work only with the local files and the database in the working directory.")
@@ -49,6 +50,25 @@ class Codex(CliAgent):
                                       output=int(usage.get("output_tokens") or 0),
                                       reasoning=int(usage.get("reasoning_output_tokens") or 0), requests=1)
         return total.as_dict()
+
+    def steps(self, trace_text: str) -> list[Step]:
+        """Completed items (commands with their output, messages, reasoning); each turn's usage on its last step."""
+        steps: list[Step] = []
+        for event in json_events(trace_text):
+            item = event.get("item")
+            if event.get("type") == "item.completed" and isinstance(item, dict):
+                if item.get("type") == "command_execution":
+                    steps.append(Step("tool", tool="shell", input=str(item.get("command", "")),
+                                      output=str(item.get("aggregated_output", ""))))
+                elif item.get("type") in ("agent_message", "reasoning"):
+                    steps.append(Step("text", str(item.get("text", ""))))
+                elif item.get("type") == "error":
+                    steps.append(Step("error", str(item.get("message", ""))))
+            elif event.get("type") in ("turn.failed", "error") and "Reconnecting" not in str(event):
+                steps.append(Step("error", str(event.get("error", event.get("message", "")))))
+            elif event.get("type") == "turn.completed" and steps and isinstance(event.get("usage"), dict):
+                steps[-1].tokens = {k: int(v) for k, v in event["usage"].items() if isinstance(v, int)}
+        return steps
 
     def error_texts(self, trace_text: str) -> list[str]:
         texts = []

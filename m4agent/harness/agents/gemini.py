@@ -21,6 +21,7 @@ import json
 from m4agent.harness.agents.base import AgentContext
 from m4agent.harness.agents.cli_agent import CliAgent, json_events
 from m4agent.harness.ledger import Usage
+from m4agent.harness.trajectory import Step, tool_input
 
 
 class Gemini(CliAgent):
@@ -48,6 +49,30 @@ class Gemini(CliAgent):
                              requests=sum(1 for e in json_events(trace_text) if e.get("type") == "tool_use") + 1
                              ).as_dict()
         return Usage().as_dict()
+
+    def steps(self, trace_text: str) -> list[Step]:
+        """Tool calls with their status, assistant text (its streamed pieces joined)."""
+        steps: list[Step] = []
+        calls: dict[str, Step] = {}
+        for event in json_events(trace_text):
+            kind, ts = event.get("type"), event.get("timestamp")
+            stamp = ts if isinstance(ts, str) else None
+            if kind == "tool_use":
+                step = Step("tool", tool=str(event.get("tool_name")), input=tool_input(event.get("parameters")),
+                            ts=stamp)
+                calls[str(event.get("tool_id"))] = step
+                steps.append(step)
+            elif kind == "tool_result" and str(event.get("tool_id")) in calls:
+                step = calls[str(event.get("tool_id"))]
+                step.output = str(event.get("output") or event.get("error") or event.get("status") or "")
+            elif kind == "message" and event.get("role") == "assistant":
+                if steps and steps[-1].kind == "text" and event.get("delta"):
+                    steps[-1].text += str(event.get("content", ""))
+                else:
+                    steps.append(Step("text", str(event.get("content", "")), ts=stamp))
+            elif kind == "result" and event.get("status") not in (None, "success"):
+                steps.append(Step("error", json.dumps(event.get("error", event.get("status")))))
+        return steps
 
     def model_used(self, trace_text: str, requested: str) -> str:
         for event in json_events(trace_text):

@@ -27,6 +27,7 @@ from m4agent.errors import M4AgentError
 from m4agent.harness.agents.base import AgentContext
 from m4agent.harness.agents.cli_agent import CliAgent, json_events
 from m4agent.harness.ledger import Usage
+from m4agent.harness.trajectory import Step, text_of, tool_input
 
 LOCAL_PROVIDERS = ("ollama", "openai-compatible")
 PROVIDERS = (*LOCAL_PROVIDERS, "anthropic", "openai", "google")
@@ -87,6 +88,32 @@ class Pi(CliAgent):
                                       cache_write=int(usage.get("cacheWrite") or 0),
                                       output=int(usage.get("output") or 0), requests=1)
         return total.as_dict()
+
+    def steps(self, trace_text: str) -> list[Step]:
+        """Each assistant message's text and tool calls (with its usage), tool results joined by call id."""
+        steps: list[Step] = []
+        calls: dict[str, Step] = {}
+        for event in json_events(trace_text):
+            message = event.get("message")
+            if event.get("type") != "message_end" or not isinstance(message, dict):
+                continue
+            if message.get("role") == "assistant":
+                start = len(steps)
+                for block in message.get("content") if isinstance(message.get("content"), list) else []:
+                    if block.get("type") == "text":
+                        steps.append(Step("text", str(block.get("text", ""))))
+                    elif block.get("type") == "toolCall":
+                        step = Step("tool", tool=str(block.get("name")), input=tool_input(block.get("arguments")))
+                        calls[str(block.get("id"))] = step
+                        steps.append(step)
+                if message.get("stopReason") == "error":
+                    steps.append(Step("error", str(message.get("errorMessage", ""))))
+                usage = message.get("usage")
+                if steps[start:] and isinstance(usage, dict):
+                    steps[start].tokens = {k: int(v) for k, v in usage.items() if isinstance(v, int)}
+            elif message.get("role") == "toolResult" and str(message.get("toolCallId")) in calls:
+                calls[str(message.get("toolCallId"))].output = text_of(message.get("content"))
+        return steps
 
     def reported_cost(self, trace_text: str) -> float | None:
         costs = [m["usage"]["cost"].get("total") for m in self._assistant_messages(trace_text)  # type: ignore[index]

@@ -1,0 +1,109 @@
+"""One trajectory format for every agent: the steps of a run, read from the agent's raw trace.
+
+Each agent keeps its raw stream (``trace.log``: the CLI's stdout and stderr, untouched);
+its adapter reads it into ``Step`` objects (``Agent.steps``, when it has a parser), and
+``build`` adds what the harness knows: the run's identity, its outcome, the ledger and
+the egress decisions. A step is a message of the model (``text``), a tool call with its
+input and result (``tool``: the shell command or SQL the agent ran, and what it
+printed), or an ``error`` the CLI reported; each may carry its tokens and a timestamp.
+Agents without a parser get their trace as one ``text`` step.
+
+``write`` stores ``trajectory.json`` next to the attempt's files.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+TRAJECTORY_FILE = "trajectory.json"
+MAX_TEXT = 20_000  # per field: a trajectory is for reading, the raw trace keeps everything
+
+
+@dataclass
+class Step:
+    """One step: ``kind`` text, tool or error; for tools, the tool's name, input and output."""
+
+    kind: str
+    text: str = ""
+    tool: str | None = None
+    input: str | None = None
+    output: str | None = None
+    tokens: dict[str, int] | None = None
+    ts: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        for name in ("text", "input", "output"):
+            if isinstance(data[name], str) and len(data[name]) > MAX_TEXT:
+                data[name] = data[name][:MAX_TEXT] + f"\n[... {len(data[name]) - MAX_TEXT} characters cut]"
+        return data
+
+
+def tool_input(arguments: Any) -> str:
+    """A tool call's input as text: its command (string or argv) when it has one, else its JSON."""
+    if isinstance(arguments, str):
+        try:
+            arguments = json.loads(arguments)
+        except json.JSONDecodeError:
+            return arguments
+    if isinstance(arguments, dict):
+        for name in ("command", "cmd"):
+            value = arguments.get(name)
+            if isinstance(value, list) and value[:2] in (["bash", "-lc"], ["bash", "-c"]) and len(value) == 3:
+                return str(value[2])
+            if isinstance(value, list):
+                return " ".join(str(v) for v in value)
+            if isinstance(value, str):
+                return value
+    return json.dumps(arguments, indent=1, sort_keys=True)
+
+
+def text_of(content: Any) -> str:
+    """The text of a message content (a string, or a list of blocks with ``text``)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(text_of(block.get("text", block.get("content", ""))) if isinstance(block, dict)
+                         else str(block) for block in content)
+    return "" if content is None else str(content)
+
+
+def _egress(attempt: Path) -> list[dict[str, Any]]:
+    path = attempt / "egress.jsonl"
+    events = []
+    if path.exists():
+        for line in path.read_text(errors="replace").splitlines():
+            try:
+                event = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if event.get("event") == "decision":
+                events.append({k: event.get(k) for k in ("ts", "host", "port", "allowed", "status", "reason")})
+    return events
+
+
+def build(attempt: Path, agent: Any, record: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The trajectory of one attempt folder (``trace.log``, ``egress.jsonl``, ``attempt.json``)."""
+    trace = attempt / "trace.log"
+    text = trace.read_text(errors="replace") if trace.exists() else ""
+    parser = getattr(agent, "steps", None)
+    steps = parser(text) if callable(parser) and text else ([Step("text", text)] if text else [])
+    if record is None and (attempt / "attempt.json").exists():
+        record = json.loads((attempt / "attempt.json").read_text())
+    record = record or {}
+    return {"agent": getattr(agent, "name", str(agent)), "outcome": record.get("outcome"),
+            "reason": record.get("reason"), "phases": record.get("phases", {}),
+            "ledger": record.get("extra", {}).get("ledger"), "steps": [s.to_json() for s in steps],
+            "egress": _egress(attempt)}
+
+
+def write(attempt: Path, agent: Any) -> Path:
+    """Build and store ``trajectory.json`` in the attempt folder; returns its path."""
+    path = attempt / TRAJECTORY_FILE
+    tmp = path.with_name(f".{path.name}.tmp")
+    tmp.write_text(json.dumps(build(attempt, agent), indent=1, sort_keys=True))
+    tmp.replace(path)
+    return path
