@@ -377,7 +377,7 @@ def test_a_campaign_refuses_another_data_directory_than_its_first(null_campaign:
         campaign.run(null_campaign, tmp_path)
 
 
-def test_ctrl_c_stops_a_campaign_promptly_and_the_next_start_finishes_it(engine: Any, data_dir: Path, tree: Path,
+def test_ctrl_c_stops_a_campaign_promptly_and_records_interrupted_attempts(engine: Any, data_dir: Path, tree: Path,
                                                                          tmp_path: Path) -> None:
     script = tmp_path / "slow.sh"
     script.write_text("sleep 300\n")
