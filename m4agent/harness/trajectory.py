@@ -94,9 +94,14 @@ def build(attempt: Path, agent: Any, record: dict[str, Any] | None = None) -> di
     if record is None and (attempt / "attempt.json").exists():
         record = json.loads((attempt / "attempt.json").read_text())
     record = record or {}
+    entry = record.get("extra", {}).get("ledger")
+    if entry is None and text and hasattr(agent, "usage"):  # attempts recorded before the ledger existed
+        from m4agent.harness import ledger
+
+        entry = ledger.for_attempt(agent, "default", {}, text)
     return {"agent": getattr(agent, "name", str(agent)), "outcome": record.get("outcome"),
             "reason": record.get("reason"), "phases": record.get("phases", {}),
-            "ledger": record.get("extra", {}).get("ledger"), "steps": [s.to_json() for s in steps],
+            "ledger": entry, "steps": [s.to_json() for s in steps],
             "egress": _egress(attempt)}
 
 

@@ -1,0 +1,261 @@
+"""``m4agent view``: static HTML pages of runs, for reading what an agent did and how it scored.
+
+``write_view(PATH)`` writes, for a run folder (``runs/<task>/<key>``), ``view.html`` beside
+its files; for a campaign folder, ``view/index.html`` (every run with its outcome, reward,
+tokens and cost) and one page per run; with a second run folder, a side-by-side page of
+the two (for example the same task without and with skills). A run's page shows the
+instruction, each step of its trajectory (``trajectory``: the commands and SQL the
+agent ran, what they printed, tokens per step), the egress decisions, the ledger, and
+the output against the reference, row by row, with every mismatching cell marked
+(class ``mismatch``) by M4Bench's comparison rule (``grading.pandas_oracle``); the
+grade itself is the run's ``result.json``. The pages are self-contained (inline CSS,
+a few lines of script that count the marks) and open from disk in any browser.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+from typing import Any
+
+from m4agent.errors import M4AgentError
+from m4agent.harness import records, trajectory
+from m4agent.harness.agents import get_agent
+
+MAX_ROWS = 300  # rows of the output table (mismatching rows first)
+
+CSS = """
+body{font:14px/1.45 system-ui,sans-serif;margin:1.5em;color:#222}
+h1{font-size:1.3em}h2{font-size:1.1em;margin-top:1.6em;border-bottom:1px solid #ccc}
+table{border-collapse:collapse;font-size:12px}td,th{border:1px solid #ddd;padding:2px 6px;text-align:left}
+pre{background:#f6f8fa;padding:.6em;overflow:auto;max-height:30em;white-space:pre-wrap}
+.step{border-left:3px solid #999;padding-left:.8em;margin:.8em 0}.step.tool{border-color:#2a7ae2}
+.step.error{border-color:#d33}.mismatch{background:#fdd;font-weight:bold}.missing{background:#eee;color:#888}
+.ok{background:#efe}.tokens{color:#666;font-size:12px}.denied{color:#d33}
+.pair{display:grid;grid-template-columns:1fr 1fr;gap:1.5em}.pair>section{min-width:0}
+"""
+SCRIPT = """
+document.addEventListener('DOMContentLoaded',function(){
+  document.querySelectorAll('[data-count-of]').forEach(function(el){
+    var scope=el.closest('section')||document;
+    el.textContent=scope.querySelectorAll('td.'+el.getAttribute('data-count-of')).length;
+  });
+  document.body.setAttribute('data-rendered','yes');
+});
+"""
+
+
+def _e(value: Any) -> str:
+    return html.escape("" if value is None else str(value))
+
+
+def _page(title: str, body: str) -> str:
+    return (f"<!doctype html><html><head><meta charset='utf-8'><title>{_e(title)}</title>"
+            f"<style>{CSS}</style><script>{SCRIPT}</script></head><body>{body}</body></html>")
+
+
+def _campaign_of(run_folder: Path) -> Path | None:
+    candidate = run_folder.parent.parent.parent
+    return candidate if (candidate / "campaign.json").exists() else None
+
+
+def _final_attempt(run_folder: Path, result: dict[str, Any] | None) -> Path | None:
+    folders = records.attempt_folders(run_folder)
+    if result and result.get("attempt"):
+        wanted = run_folder / records.ATTEMPTS_DIR / f"{int(result['attempt']):04d}"
+        if wanted.is_dir():
+            return wanted
+    return folders[-1] if folders else None
+
+
+def _task(run_folder: Path, name: str) -> Any:
+    from m4agent.registry import TASKS_DIR, all_tasks
+
+    campaign = _campaign_of(run_folder)
+    tasks_dir = TASKS_DIR
+    if campaign is not None:
+        tasks_dir = Path(records.read_json(campaign / "campaign.json").get("tasks_dir", TASKS_DIR))
+    return all_tasks(tasks_dir).get(name)
+
+
+def output_table(output: Path, truth: Path, task: Any) -> str:
+    """The output against the reference, one row per reference key, mismatching cells marked."""
+    import pandas as pd
+
+    from m4agent.grading.pandas_oracle import _column_matches, _normalise_keys, read_csv
+
+    keys, columns = list(task.key_columns), list(task.scored_columns)
+    try:
+        agent, reference = read_csv(output), read_csv(truth)
+        agent = _normalise_keys(agent, task.key_columns).drop_duplicates(subset=keys, keep="first")
+        reference = _normalise_keys(reference, task.key_columns)
+    except Exception as exc:  # an output the grader could not read either: say so, the grade says more
+        return f"<p>The output cannot be compared: {_e(exc)}</p>"
+    present = [c for c in columns if c in agent.columns]
+    merged = reference.merge(agent[keys + present], on=keys, how="left", suffixes=("_truth", ""), indicator=True)
+    marks = pd.DataFrame(index=merged.index)
+    for column in columns:
+        truth_column = merged[f"{column}_truth"] if column in present else merged[column]
+        if column not in present:
+            marks[column] = "missing"
+            continue
+        matched = _column_matches(truth_column, merged[column], task.tolerance.get(column, 0))
+        both_null = truth_column.isna() & merged[column].isna() & (merged["_merge"] == "both")
+        marks[column] = ["ok" if m or b else "mismatch" for m, b in zip(matched.fillna(False), both_null,
+                                                                         strict=True)]
+        marks.loc[merged["_merge"] == "left_only", column] = "missing"
+    bad = (marks != "ok").any(axis=1)
+    order = list(merged.index[bad]) + list(merged.index[~bad])
+    head = "".join(f"<th>{_e(k)}</th>" for k in keys) + "".join(f"<th>{_e(c)}</th>" for c in columns)
+    rows = []
+    for index in order[:MAX_ROWS]:
+        row = merged.loc[index]
+        cells = "".join(f"<td>{_e(row[k])}</td>" for k in keys)
+        for column in columns:
+            truth_value = row[f"{column}_truth"] if column in present else row[column]
+            agent_value = row[column] if column in present else None
+            shown = "(no row)" if marks.at[index, column] == "missing" else _e(agent_value)
+            title = f"reference: {truth_value}"
+            cells += f"<td class='{marks.at[index, column]}' title='{_e(title)}'>{shown}</td>"
+        rows.append(f"<tr>{cells}</tr>")
+    extra = len(agent) - int((merged["_merge"] == "both").sum())
+    note = (f"<p>{int(bad.sum())} of {len(merged)} reference rows differ "
+            f"(<span data-count-of='mismatch'></span> mismatching cells, marked; hover a cell for the "
+            f"reference value); {max(extra, 0)} output rows have no reference key.")
+    if len(order) > MAX_ROWS:
+        note += f" First {MAX_ROWS} rows shown, mismatching rows first."
+    return note + f"</p><table><tr>{head}</tr>{''.join(rows)}</table>"
+
+
+def _steps_html(traj: dict[str, Any]) -> str:
+    parts = []
+    for number, step in enumerate(traj["steps"], 1):
+        tokens = f"<span class='tokens'>tokens {_e(json.dumps(step['tokens']))}</span>" if step.get("tokens") else ""
+        when = f"<span class='tokens'>{_e(step.get('ts'))}</span>" if step.get("ts") else ""
+        if step["kind"] == "tool":
+            body = (f"<b>{number}. {_e(step.get('tool'))}</b> {when} {tokens}<pre class='input'>{_e(step.get('input'))}"
+                    f"</pre><pre class='output'>{_e(step.get('output'))}</pre>")
+        else:
+            body = f"<b>{number}. {_e(step['kind'])}</b> {when} {tokens}<pre>{_e(step.get('text'))}</pre>"
+        parts.append(f"<div class='step {_e(step['kind'])}'>{body}</div>")
+    return "".join(parts) or "<p>No steps (the agent left no trace).</p>"
+
+
+def _ledger_html(ledger: dict[str, Any] | None) -> str:
+    if not ledger:
+        return "<p>No token counts (this agent reports none).</p>"
+    usage = ledger["usage"]
+    cells = "".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in usage.items())
+    cost = ledger.get("cost") or {}
+    usd = "unknown" if cost.get("usd") is None else f"${cost['usd']:.4f}"
+    return (f"<table>{cells}<tr><th>cost</th><td>{_e(usd)} ({_e(cost.get('source'))}, prices "
+            f"{_e(cost.get('price_table'))})</td></tr><tr><th>model</th><td>{_e(ledger.get('model'))}</td></tr></table>")
+
+
+def _egress_html(events: list[dict[str, Any]]) -> str:
+    if not events:
+        return "<p>No egress.</p>"
+    rows = "".join(f"<tr class='{'' if e.get('allowed') else 'denied'}'><td>{_e(e.get('ts'))}</td><td>{_e(e.get('host'))}:"
+                   f"{_e(e.get('port'))}</td><td>{'allowed' if e.get('allowed') else 'denied'}</td>"
+                   f"<td>{_e(e.get('reason'))}</td></tr>" for e in events)
+    return f"<table><tr><th>time</th><th>host</th><th>decision</th><th>why</th></tr>{rows}</table>"
+
+
+def run_section(run_folder: Path) -> tuple[str, dict[str, Any]]:
+    """One run's HTML section and its summary (for the index); writes the run's ``trajectory.json``."""
+    spec = records.read_json(run_folder / records.RUN_FILE)
+    result_path = run_folder / records.RESULT_FILE
+    result = records.read_json(result_path) if result_path.exists() else None
+    attempt = _final_attempt(run_folder, result)
+    try:
+        agent: Any = get_agent(spec["agent"])
+    except M4AgentError:
+        agent = spec["agent"]
+    traj = trajectory.build(attempt, agent) if attempt else {"steps": [], "egress": [], "ledger": None}
+    if attempt is not None:
+        trajectory.write(attempt, agent)
+    instruction = run_folder / "instruction.md"
+    reward = "-" if result is None else f"{result.get('reward', 0):.4f}"
+    summary = {"task": spec["task"], "condition": spec["condition"], "schema": spec["schema"],
+               "agent": spec["agent"], "model": spec["model"], "trial": spec["trial"], "key": spec["key"],
+               "outcome": (result or {}).get("outcome", traj.get("outcome") or "not run"), "reward": reward,
+               "cost": ((traj.get("ledger") or {}).get("cost") or {}).get("usd")}
+    output = attempt / "output.csv" if attempt else None
+    campaign = _campaign_of(run_folder)
+    truth = campaign / ".truth" / f"{spec['task']}.csv" if campaign else None
+    task = _task(run_folder, spec["task"])
+    if output is None or not output.exists():
+        compared = "<p>No output.csv.</p>"
+    elif truth is None or not truth.exists() or task is None:
+        compared = "<p>No reference export beside this run (it is compared only inside its campaign folder).</p>"
+    else:
+        compared = output_table(output, truth, task)
+    head = (f"<h1>{_e(spec['task'])} · {_e(spec['condition'])} · {_e(spec['schema'])} · {_e(spec['agent'])}/"
+            f"{_e(spec['model'])} · trial {_e(spec['trial'])}</h1><p>outcome <b class='outcome'>"
+            f"{_e(summary['outcome'])}</b> {_e((result or {}).get('reason', ''))} · reward <b class='reward'>{reward}"
+            f"</b> · strict pass {_e((result or {}).get('strict_pass', '-'))}</p>")
+    body = (head + "<h2>Instruction</h2><pre>" + _e(instruction.read_text() if instruction.exists() else "") + "</pre>"
+            + "<h2>Tokens and cost</h2>" + _ledger_html(traj.get("ledger"))
+            + "<h2>Output against the reference</h2>" + compared
+            + "<h2>Steps</h2>" + _steps_html(traj) + "<h2>Egress</h2>" + _egress_html(traj.get("egress", [])))
+    return f"<section>{body}</section>", summary
+
+
+def _index(campaign_dir: Path, out: Path) -> Path:
+    pages = out
+    pages.mkdir(parents=True, exist_ok=True)
+    rows, by_task = [], {}
+    for spec in sorted(records.read_json(campaign_dir / "plan.json")["runs"].values(),
+                       key=lambda s: (s["task"], s["condition"], s["agent"], s["trial"])):
+        folder = campaign_dir / "runs" / spec["task"] / records.RunSpec(**spec).key
+        section, summary = run_section(folder)
+        (pages / f"{summary['key']}.html").write_text(_page(summary["task"], section))
+        by_task.setdefault(summary["task"], []).append((folder, summary))
+        cost = "-" if summary["cost"] is None else f"${summary['cost']:.4f}"
+        rows.append("<tr>" + "".join(f"<td>{_e(summary[k])}</td>" for k in
+                                     ("task", "condition", "schema", "agent", "model", "trial", "outcome", "reward"))
+                    + f"<td>{cost}</td><td><a href='{summary['key']}.html'>run</a></td></tr>")
+    pairs = []
+    for task, runs in by_task.items():
+        conditions = {s["condition"]: f for f, s in runs}
+        if len(conditions) >= 2:
+            (a_cond, a), (b_cond, b) = list(conditions.items())[:2]
+            name = f"compare-{task}.html"
+            (pages / name).write_text(compare_page(a, b))
+            pairs.append(f"<li><a href='{name}'>{_e(task)}: {_e(a_cond)} against {_e(b_cond)}</a></li>")
+    head = "".join(f"<th>{h}</th>" for h in ("task", "condition", "schema", "agent", "model", "trial", "outcome",
+                                               "reward", "cost", ""))
+    body = (f"<h1>Campaign {_e(campaign_dir.name)}</h1><table><tr>{head}</tr>{''.join(rows)}</table>"
+            + (f"<h2>Side by side</h2><ul>{''.join(pairs)}</ul>" if pairs else ""))
+    index = pages / "index.html"
+    index.write_text(_page(f"campaign {campaign_dir.name}", body))
+    return index
+
+
+def compare_page(first: Path, second: Path) -> str:
+    left, a = run_section(first)
+    right, b = run_section(second)
+    title = f"{a['task']}: {a['condition']} against {b['condition']}"
+    return _page(title, f"<div class='pair'>{left}{right}</div>")
+
+
+def write_view(target: Path, other: Path | None = None, out: Path | None = None) -> Path:
+    """Write the HTML view of a run folder, two run folders side by side, or a campaign; returns the page."""
+    target = target.resolve()
+    if other is not None:
+        for folder in (target, other):
+            if not (folder / records.RUN_FILE).exists():
+                raise M4AgentError(f"{folder} is not a run folder (no run.json); pass two runs/<task>/<key> folders")
+        page = out or target / "compare.html"
+        page.write_text(compare_page(target, other.resolve()))
+        return page
+    if (target / records.RUN_FILE).exists():
+        section, summary = run_section(target)
+        page = out or target / "view.html"
+        page.write_text(_page(summary["task"], section))
+        return page
+    if (target / "campaign.json").exists():
+        return _index(target, out or target / "view")
+    raise M4AgentError(f"{target} is neither a run folder (run.json) nor a campaign folder (campaign.json); "
+                       "pass one of them")
