@@ -39,7 +39,8 @@ AgentNames = Annotated[list[str] | None, typer.Option("--agent", help="Agent(s) 
 
 
 def _progress_runner(campaign_dir: Path, data_dir: Path, workers: int | None, wait: bool,
-                     as_json: bool, canary: bool, secrets: dict[str, str] | None = None) -> dict[str, Any]:
+                     as_json: bool, canary: bool, secrets: dict[str, str] | None = None,
+                     routes: tuple[tuple[str, str, int], ...] = ()) -> dict[str, Any]:
     from m4agent.harness import campaign
 
     pending = campaign.status(campaign_dir)
@@ -59,7 +60,7 @@ def _progress_runner(campaign_dir: Path, data_dir: Path, workers: int | None, wa
             progress.update(bar, counts=" ".join(f"{k} {v}" for k, v in sorted(outcomes.items())))
 
         return campaign.run(campaign_dir, data_dir, workers=workers, wait=wait, on_event=on_event,
-                            run_canary=canary, secrets=secrets)
+                            run_canary=canary, secrets=secrets, routes=routes)
 
 
 def _print_status(summary: dict[str, Any], as_json: bool, campaign_dir: Path) -> None:
@@ -157,11 +158,17 @@ def campaign_run(
     no_canary: Annotated[bool, typer.Option("--no-canary", help="Skip the filesystem canary (development only).")] = False,
     secrets_file: SecretsFile = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the final status as JSON.")] = False,
+    route: Annotated[list[str] | None, typer.Option("--route", help="HOST=ADDRESS:PORT: the egress proxy sends "
+                                                    "HOST's tunnels there (a local model endpoint, or "
+                                                    "`m4agent model-server` for a dry run); logged, and part of "
+                                                    "the egress policy.", show_default=False)] = None,
 ) -> None:
     """Run or resume a planned campaign: pending runs in containers, then grading; safe to kill and restart."""
+    from m4agent.harness.model_server.cli import parse_route
+
     try:
         summary = _progress_runner(campaign_dir, _data_dir(data_dir), workers, not no_wait, as_json, not no_canary,
-                                   read_secrets(secrets_file))
+                                   read_secrets(secrets_file), tuple(parse_route(r) for r in route or ()))
     except M4AgentError as exc:
         _fail(exc)
     _print_status(summary, as_json, campaign_dir)

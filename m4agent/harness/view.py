@@ -17,7 +17,9 @@ from __future__ import annotations
 import html
 import json
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+import typer
 
 from m4agent.errors import M4AgentError
 from m4agent.harness import records, trajectory
@@ -259,3 +261,16 @@ def write_view(target: Path, other: Path | None = None, out: Path | None = None)
         return _index(target, out or target / "view")
     raise M4AgentError(f"{target} is neither a run folder (run.json) nor a campaign folder (campaign.json); "
                        "pass one of them")
+
+
+def view_command(
+    target: Annotated[Path, typer.Argument(help="A run folder (runs/<task>/<key>) or a campaign folder.")],
+    other: Annotated[Path | None, typer.Argument(help="A second run folder: the two side by side.",
+                                                 show_default=False)] = None,
+    out: Annotated[Path | None, typer.Option("--out", help="Where to write the page (a folder for a campaign).",
+                                             show_default=False)] = None,
+) -> None:
+    """Write the HTML view of a run folder, a campaign folder, or two run folders side by side."""
+
+    page = write_view(target, other, out)
+    typer.echo(f"wrote {page}; open it in a browser")
