@@ -91,7 +91,7 @@ def test_grade_results_root(env):
     assert json.loads((root / "a" / "good" / "result.json").read_text())["reward"] == 1.0
 
     forced = runner.invoke(app, [*args, "--force", "--json", "--expectations"])
-    assert forced.exit_code == 0, forced.output
+    assert forced.exit_code == 2, forced.output
     assert len([line for line in forced.stdout.splitlines() if line.startswith("{")]) == 5
     results = {name: json.loads((root / name / "result.json").read_text()) for name in [*runs, "c/broken"]}
     assert results["a/good"]["reward"] == 0.0  # now a header without rows
@@ -105,7 +105,7 @@ def test_grade_results_root(env):
         assert results[name]["strict_pass"] is False and results[name]["expectations_pass"] is False
 
     summary = runner.invoke(app, [*args, "--force", "--expectations"])
-    assert summary.exit_code == 0, summary.output
+    assert summary.exit_code == 2, summary.output
     assert "the two verdicts agree on 5 of 5 runs" in summary.stdout
 
 
