@@ -1,8 +1,11 @@
 """The malformed-output corpus: every output gets M4Bench's reward and a reason, in one dbt pass.
 
-Scores are held to two other implementations: M4Bench's own code, read from the
-mirror of hannesill/m4 when present, and ``m4agent.grading.pandas_oracle``
-(runs everywhere). The strict verdict of the dbt generic tests, the grading
+Every case's verdict is written down: ``tests/fixtures/grading/golden_verdicts.json``
+holds what M4Bench's own code gave it (reward, match rates, strict verdict, key
+metrics; made by scripts/regenerate_golden.py from a checkout of hannesill/m4), and
+each case is checked against it on its own, with or without that checkout. Scores
+are also held to M4Bench's code itself when ``$M4_ORIGINAL_REPO`` names a checkout,
+and to ``m4agent.grading.pandas_oracle`` (runs everywhere). The strict verdict of the dbt generic tests, the grading
 model and the Great Expectations suites must agree on every output.
 """
 
@@ -13,6 +16,7 @@ import pytest
 from fixtures.grading import original
 from fixtures.grading.corpus import build_corpus
 from fixtures.grading.fixture import graded_environment
+from support import golden
 
 from m4agent.grading import pandas_oracle
 from m4agent.grading.expectations import validate_runs
@@ -114,6 +118,38 @@ def test_known_outcomes(graded):
     # a first value in May is read as a full month name ('%B'): the abbreviations after it do not parse,
     # so the column compares as text
     assert results["vaso_month_abbreviations_may_first"]["match_rates"]["endtime"] == 0.0
+
+
+GOLDEN_VERDICTS = golden.verdicts()
+
+
+def test_every_corpus_case_has_a_written_verdict(graded):
+    cases = graded[3]
+    assert {case: task for case, task, _ in cases} == {case: v["task"] for case, v in GOLDEN_VERDICTS.items()}
+
+
+def _rounded(value: float) -> float:
+    """M4Bench's evaluator reports scores rounded to 8 decimals; ours are compared at the same digits."""
+    return round(float(value), 8)
+
+
+@pytest.mark.parametrize("case", sorted(GOLDEN_VERDICTS))
+def test_case_reward_is_m4bench_verdict(graded, case):
+    expected, result = GOLDEN_VERDICTS[case], graded[4][case]
+    assert _rounded(result["reward"]) == expected["reward"]
+
+
+@pytest.mark.parametrize("case", sorted(GOLDEN_VERDICTS))
+def test_case_strict_verdict_is_m4bench_verdict(graded, case):
+    assert graded[4][case]["strict_pass"] == GOLDEN_VERDICTS[case]["strict_pass"]
+
+
+@pytest.mark.parametrize("case", sorted(GOLDEN_VERDICTS))
+def test_case_match_rates_and_keys_are_m4bench_verdict(graded, case):
+    expected, result = GOLDEN_VERDICTS[case], graded[4][case]
+    assert {c: _rounded(r) for c, r in result["match_rates"].items()} == expected["match_rates"]
+    assert (result["agent_unique_keys"], result["extra_keys"], _rounded(result["key_precision"])) == (
+        expected["agent_unique_keys"], expected["extra_keys"], expected["key_precision"])
 
 
 def test_scores_equal_the_pandas_oracle(graded):

@@ -19,17 +19,24 @@ Also: every task exports a non-empty reference with unique keys in the task's
 column order, and raw/standard twins export identical bytes (that two builds export
 identical bytes, whatever the row order and thread count, is tests/test_determinism.py).
 
-Slow (synthesis, two dbt builds, m4-infra materialisation). The comparison
+Without the original's repository, the same check runs against the golden files
+(tests/fixtures/golden/, made by the original's code with scripts/regenerate_golden.py):
+the synthetic data is built with the golden files' seed and size, and every task's
+reference must hold exactly the original's keys and values (numbers to the export's 15
+significant digits, no grading tolerance), the original's arbitrary ties excepted.
+
+Slow (synthesis, one dbt build, m4-infra materialisation). The live comparison
 with the original skips, with the reason, only when the original repository
-mirror (``$M4_ORIGINAL_REPO``) is absent. ``M4AGENT_TEST_PATIENTS`` sets the
-synthetic size (default 80).
+mirror (``$M4_ORIGINAL_REPO``) is absent; the golden comparison always runs.
 """
 
 from __future__ import annotations
 
 import csv
+import datetime as dt
+import decimal
+import hashlib
 import json
-import os
 import shutil
 from collections import defaultdict
 from dataclasses import dataclass
@@ -39,20 +46,22 @@ import duckdb
 import original_ground_truth as original
 import pytest
 from conformance_exceptions import ORIGINAL_TIES, OriginalTie, original_tie_keys, original_ties_of
+from support import golden
 from typer.testing import CliRunner
 
 from m4agent.cli import app
 from m4agent.dbt_runner import DataQualityFinding, build
 from m4agent.paths import database_path
-from m4agent.reference_export import export, format_value, manifest_path
+from m4agent.reference_export import export, find_relation, format_value, manifest_path
 from m4agent.registry import Task, all_tasks
 from m4agent.synth import synthesize
 
 pytestmark = pytest.mark.slow
 
 TASKS = all_tasks()
-PATIENTS = int(os.environ.get("M4AGENT_TEST_PATIENTS", "80"))
-SEED = 7
+# The golden files' data set, so the references are compared with the original's recorded results.
+PATIENTS = golden.provenance()["patients"]
+SEED = golden.provenance()["seed"]
 
 
 @dataclass(frozen=True)
@@ -110,24 +119,48 @@ def _rows(path: Path) -> list[list[str]]:
         return list(csv.reader(handle))
 
 
-def test_format_rules() -> None:
-    import datetime as dt
-    import decimal
+FORMAT_CASES = [
+    (None, False, ""),
+    (float("nan"), False, ""),
+    (0.1 + 0.2, False, "0.3"),
+    (1 / 3, False, "0.333333333333333"),
+    (6.0, False, "6.0"),
+    (-0.0, False, "-0.0"),
+    (float("inf"), False, "inf"),
+    (float("-inf"), False, "-inf"),
+    (True, False, "True"),
+    (False, False, "False"),
+    (7, False, "7"),
+    (decimal.Decimal("0.123"), False, "0.123"),
+    (decimal.Decimal("NaN"), False, ""),
+    (decimal.Decimal("Infinity"), False, ""),
+    (dt.datetime(2150, 1, 2, 3, 4, 5), False, "2150-01-02 03:04:05"),
+    (dt.datetime(2150, 1, 2, 3, 4, 5), True, "2150-01-02 03:04:05.000000"),
+    (dt.datetime(2150, 1, 2, 3, 4, 5, 250000), True, "2150-01-02 03:04:05.250000"),
+    (dt.date(2150, 1, 2), False, "2150-01-02"),
+    (dt.timedelta(hours=1, seconds=30), False, "3630.0"),
+    (dt.timedelta(days=-1), False, "-86400.0"),
+    ("None", False, "None"),
+]
 
-    assert format_value(None) == ""
-    assert format_value(float("nan")) == ""
-    assert format_value(0.1 + 0.2) == "0.3"
-    assert format_value(1 / 3) == "0.333333333333333"
-    assert format_value(6.0) == "6.0"
-    assert format_value(decimal.Decimal("0.123")) == "0.123"
-    assert format_value(dt.datetime(2150, 1, 2, 3, 4, 5)) == "2150-01-02 03:04:05"
-    assert format_value(dt.datetime(2150, 1, 2, 3, 4, 5), fractional_seconds=True) == "2150-01-02 03:04:05.000000"
-    assert format_value(dt.date(2150, 1, 2)) == "2150-01-02"
-    assert format_value("None") == "None"
+
+@pytest.mark.parametrize("value, fractional, expected", FORMAT_CASES,
+                         ids=[f"{type(v).__name__}-{e or 'empty'}" for v, _, e in FORMAT_CASES])
+def test_format_value_renders(value: object, fractional: bool, expected: str) -> None:
+    assert format_value(value, fractional_seconds=fractional) == expected
+
+
+def _sort_key(cell: str) -> tuple[int, object]:
+    """A key cell as the export's ORDER BY sees it: numbers by value, text (and timestamps,
+    written year first) by their characters, NULL last."""
+    value = golden.canonical(cell)
+    if value is None:
+        return (2, "")
+    return (0, value) if isinstance(value, float) else (1, value)
 
 
 @pytest.mark.parametrize("task_name", sorted(TASKS))
-def test_export_is_nonempty_keyed_and_ordered(task_name: str, exports: dict[str, Path]) -> None:
+def test_export_is_nonempty_and_keyed(task_name: str, exports: dict[str, Path]) -> None:
     task = TASKS[task_name]
     rows = _rows(exports[task_name])
     assert rows[0] == list(task.required_columns)
@@ -137,12 +170,68 @@ def test_export_is_nonempty_keyed_and_ordered(task_name: str, exports: dict[str,
     keys = [tuple(r[i] for i in key_idx) for r in body]
     assert all(all(part != "" for part in key) for key in keys), "NULL in a key column"
     assert len(set(keys)) == len(keys), f"{task_name}: duplicate reference keys"
+
+
+@pytest.mark.parametrize("task_name", sorted(TASKS))
+def test_export_is_ordered_by_keys(task_name: str, exports: dict[str, Path]) -> None:
+    """Rows ascend strictly by the key columns (numbers by value, not as text)."""
+    rows = _rows(exports[task_name])
+    key_idx = [rows[0].index(k) for k in TASKS[task_name].key_columns]
+    keys = [tuple(_sort_key(r[i]) for i in key_idx) for r in rows[1:]]
+    out_of_order = [(n, a, b) for n, (a, b) in enumerate(zip(keys, keys[1:], strict=False), start=2) if not a < b]
+    assert out_of_order == [], f"{task_name}: rows not ascending by key at data rows {out_of_order[:3]}"
+
+
+@pytest.mark.parametrize("task_name", sorted(TASKS))
+def test_export_manifest_describes_the_file(task_name: str, exports: dict[str, Path]) -> None:
+    task = TASKS[task_name]
+    rows = _rows(exports[task_name])
     manifest = json.loads(manifest_path(exports[task_name]).read_text())
-    assert manifest["row_count"] == len(body)
+    assert manifest["row_count"] == len(rows) - 1
     assert manifest["columns"] == list(task.required_columns)
     assert manifest["sorted_by"] == list(task.key_columns)
     assert manifest["model"] == task.reference_model
-    assert len(manifest["compiled_sql_sha256"]) == 64 and len(manifest["source_db_sha256"]) == 64
+
+
+@pytest.mark.parametrize("task_name", sorted(TASKS))
+def test_export_manifest_hashes_recompute(task_name: str, exports: dict[str, Path], data_dir: Path) -> None:
+    """The manifest's three SHA-256 sums are those of the CSV, the model's compiled SQL and the source database."""
+    task = TASKS[task_name]
+    manifest = json.loads(manifest_path(exports[task_name]).read_text())
+    relation, _ = find_relation(data_dir, task.reference_model)
+    source_db = database_path(data_dir, task.dataset)
+    assert manifest["source_db"] == source_db.name
+    assert manifest["csv_sha256"] == hashlib.sha256(exports[task_name].read_bytes()).hexdigest()
+    assert manifest["compiled_sql_sha256"] == hashlib.sha256(relation.compiled_sql.encode()).hexdigest()
+    assert manifest["source_db_sha256"] == hashlib.sha256(source_db.read_bytes()).hexdigest()
+
+
+def test_golden_files_are_those_provenance_recorded() -> None:
+    """Each golden file still has the SHA-256 scripts/regenerate_golden.py recorded when the original made it."""
+    assert golden.file_hash_mismatches() == []
+
+
+@pytest.mark.parametrize("task_name", sorted(TASKS))
+def test_reference_equals_original_golden_truth(task_name: str, exports: dict[str, Path]) -> None:
+    """Our reference holds exactly the original's keys and values on the golden data set
+    (numbers to 15 significant digits, no tolerance), except the original's arbitrary ties."""
+    task = TASKS[task_name]
+    keys, values = list(task.key_columns), list(task.scored_columns)
+    truth = golden.truth_rows(task_name)
+    assert len(truth) > 1, f"{task_name}: the golden truth is empty"
+    theirs = golden.keyed(truth, keys, values)
+    ours = golden.keyed(_rows(exports[task_name]), keys, values)
+    assert sorted(ours, key=repr) == sorted(theirs, key=repr), (
+        f"{task_name}: keys differ: only ours {sorted(set(ours) - set(theirs), key=repr)[:5]}, "
+        f"only the original's {sorted(set(theirs) - set(ours), key=repr)[:5]}")
+    ties = {tuple(golden.canonical(part) for part in key) for key in golden.tie_keys(task_name)}
+    tied_columns = {c for tie in original_ties_of(task_name) for c in tie.columns}
+    differing = {}
+    for key, their_values in theirs.items():
+        for column, mine, their in zip(values, ours[key], their_values, strict=True):
+            if mine != their and not (key in ties and column in tied_columns):
+                differing.setdefault(column, []).append((key, mine, their))
+    assert differing == {}, {c: (len(d), d[:3]) for c, d in differing.items()}
 
 
 @pytest.mark.parametrize("task_name", sorted(TASKS))

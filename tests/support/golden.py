@@ -1,0 +1,87 @@
+"""The golden files: the original M4Bench's results, committed as data (see scripts/regenerate_golden.py).
+
+``tests/fixtures/golden/`` holds the original's ground truth of every task on one
+small synthetic data set (its seed and size in ``provenance.json``) and the keys
+where the original's pick is an arbitrary tie; ``tests/fixtures/grading/golden_verdicts.json``
+holds M4Bench's verdicts on the grading corpus. This module reads them and says
+when a value of ours is the same value as the original's.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import hashlib
+import io
+import json
+import math
+from functools import cache
+from pathlib import Path
+
+TESTS = Path(__file__).resolve().parent.parent
+ROOT = TESTS.parent
+GOLDEN = TESTS / "fixtures" / "golden"
+VERDICTS = TESTS / "fixtures" / "grading" / "golden_verdicts.json"
+
+# The export writes floats at 15 significant digits, pandas at 17: a value is the
+# same when both agree to 15 significant digits (no tolerance beyond the export's digits).
+SIGNIFICANT_DIGITS = 15
+
+
+@cache
+def provenance() -> dict:
+    """What made the golden files: original commit, versions, seed, size, file hashes."""
+    return json.loads((GOLDEN / "provenance.json").read_text())
+
+
+def truth_rows(task_name: str) -> list[list[str]]:
+    """The original's ground truth of ``task_name`` (header first), as CSV text cells."""
+    text = gzip.decompress((GOLDEN / "truth" / f"{task_name}.csv.gz").read_bytes()).decode("utf-8")
+    return [list(row) for row in csv.reader(io.StringIO(text))]
+
+
+def tie_keys(task_name: str) -> set[tuple[str, ...]]:
+    """Keys of ``task_name`` where the original's value is an arbitrary tie (tests/conformance_exceptions.py)."""
+    ties = json.loads((GOLDEN / "ties.json").read_text())
+    return {tuple(key) for key in ties.get(task_name, [])}
+
+
+def verdicts() -> dict[str, dict]:
+    """M4Bench's verdict on each grading-corpus case."""
+    return json.loads(VERDICTS.read_text())
+
+
+def file_hash_mismatches() -> list[str]:
+    """Golden files whose SHA-256 differs from the one provenance.json recorded when they were made."""
+    recorded = provenance()["sha256"]
+    return [path for path, digest in recorded.items()
+            if hashlib.sha256((ROOT / path).read_bytes()).hexdigest() != digest]
+
+
+def canonical(cell: str) -> object:
+    """A CSV cell as a value: numbers (``1``, ``1.0``, ``1e0``) as one float at 15 significant
+    digits, empty as None, anything else as its text."""
+    if cell == "":
+        return None
+    try:
+        number = float(cell)
+    except ValueError:
+        return cell
+    if math.isnan(number):
+        return None
+    if math.isinf(number):
+        return number
+    return float(f"{number:.{SIGNIFICANT_DIGITS}g}")
+
+
+def keyed(rows: list[list[str]], key_columns: list[str], columns: list[str]) -> dict[tuple, tuple]:
+    """Key (canonical values) -> the canonical values of ``columns``; duplicate keys keep a list."""
+    header = rows[0]
+    key_idx = [header.index(k) for k in key_columns]
+    value_idx = [header.index(c) for c in columns]
+    out: dict[tuple, tuple] = {}
+    for row in rows[1:]:
+        key = tuple(canonical(row[i]) for i in key_idx)
+        assert key not in out, f"duplicate key {key}"
+        out[key] = tuple(canonical(row[i]) for i in value_idx)
+    return out
