@@ -33,7 +33,7 @@ from typing import Any
 from m4agent import interrupts, workspaces
 from m4agent.errors import M4AgentError
 from m4agent.harness import container as docker_layer
-from m4agent.harness import integrity, layout, ledger, records
+from m4agent.harness import integrity, layout, ledger, records, trajectory
 from m4agent.harness.agents import Agent, AgentContext
 from m4agent.harness.conditions import place_skills
 from m4agent.harness.container import ContainerSpec
@@ -151,6 +151,10 @@ def run_attempt(ctx: RunContext, spec: RunSpec, agent: Agent, attempt: Path) -> 
         record.outcome, record.reason = Outcome.INFRA_ERROR, records.INTERRUPTED
     record.ended_at = records.now()
     records.finish_attempt(attempt, record)
+    try:  # the raw trace stays as it is; its steps in the one trajectory format go beside it
+        trajectory.write(attempt, agent)
+    except Exception as exc:  # a trace no parser foresaw never fails the attempt; the raw trace is kept
+        records.write_json_atomic(attempt / "trajectory.error.json", {"error": f"{type(exc).__name__}: {exc}"})
     return record
 
 

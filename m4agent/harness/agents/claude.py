@@ -80,7 +80,7 @@ class Claude(CliAgent):
                 blocks = message.get("content") if isinstance(message.get("content"), list) else []
                 first = str(message.get("id")) not in seen
                 seen.setdefault(str(message.get("id")), len(steps))
-                for block in blocks:
+                for block in (b for b in blocks if isinstance(b, dict)):
                     if block.get("type") == "text":
                         steps.append(Step("text", block.get("text", "")))
                     elif block.get("type") == "tool_use":

@@ -99,7 +99,8 @@ class Pi(CliAgent):
                 continue
             if message.get("role") == "assistant":
                 start = len(steps)
-                for block in message.get("content") if isinstance(message.get("content"), list) else []:
+                blocks = message.get("content") if isinstance(message.get("content"), list) else []
+                for block in (b for b in blocks if isinstance(b, dict)):
                     if block.get("type") == "text":
                         steps.append(Step("text", str(block.get("text", ""))))
                     elif block.get("type") == "toolCall":
