@@ -20,7 +20,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.harness import build_data_dir, cli, docker_engine, results, write_matrix
+from support.harness import (
+    build_data_dir,
+    campaign_id,
+    cli,
+    docker_engine,
+    results,
+    shell_campaign,
+    write_matrix,
+)
 from support.task_tree import task_tree_with_skills
 
 from m4agent.harness import campaign, container, records
@@ -120,8 +128,7 @@ def test_canary_finds_nothing_reachable(oracle_campaign: Path) -> None:
 
 
 def test_no_container_is_left_after_a_campaign(engine: Any, oracle_campaign: Path) -> None:
-    campaign_id = records.read_json(oracle_campaign / campaign.CAMPAIGN_FILE)["id"]
-    assert container.labelled(engine, campaign=campaign_id) == []
+    assert container.labelled(engine, campaign=campaign_id(oracle_campaign)) == []
 
 
 def test_resuming_a_finished_campaign_starts_no_attempt(oracle_campaign: Path, data_dir: Path) -> None:
@@ -169,21 +176,12 @@ def _probe_setup(folder: Path, data_dir: Path, campaign_dir: Path) -> tuple[Path
 
 def test_hostile_shell_agent_is_denied_every_probe_and_flagged(engine: Any, data_dir: Path, tree: Path,
                                                                tmp_path: Path) -> None:
-    campaign_dir = tmp_path / "campaign"
-    script, home = _probe_setup(tmp_path, data_dir, campaign_dir)
-    # the targets file must travel with the script: the shell agent mounts one file, so inline it
-    script.write_text(script.read_text().replace('. "$(dirname "$0")/probe_targets.env"',
-                                                 (tmp_path / "probe_targets.env").read_text()))
-    matrix = write_matrix(tmp_path / "matrix.toml", f"""
-[campaign]
-tasks = ["mimic-sofa-24h"]
-conditions = ["no-skill"]
-
-[[agents]]
-name = "shell"
-options = {{ script = "{script}" }}
-""")
-    campaign.plan(matrix, campaign_dir, tasks_dir=tree)
+    script, home = _probe_setup(tmp_path, data_dir, tmp_path / "probe" / "campaign")
+    # the targets travel inside the script: the shell agent mounts one file
+    body = script.read_text().replace('. "$(dirname "$0")/probe_targets.env"',
+                                      (tmp_path / "probe_targets.env").read_text())
+    (tmp_path / "probe").mkdir()
+    campaign_dir = shell_campaign(tmp_path / "probe", tree, body, ["mimic-sofa-24h"])
     env_home = os.environ.get("HOME")
     os.environ["HOME"] = str(home)
     try:
@@ -208,29 +206,15 @@ options = {{ script = "{script}" }}
 
 def test_agent_past_its_time_limit_is_killed_and_recorded_timeout(engine: Any, data_dir: Path, tree: Path,
                                                                    tmp_path: Path) -> None:
-    script = tmp_path / "sleepy.sh"
-    script.write_text("echo started; sleep 600; echo never > output.csv\n")
-    matrix = write_matrix(tmp_path / "matrix.toml", f"""
-[campaign]
-tasks = ["eicu-gcs"]
-
-[limits]
-agent_seconds = 3
-
-[[agents]]
-name = "shell"
-options = {{ script = "{script}" }}
-""")
-    campaign_dir = tmp_path / "campaign"
-    campaign.plan(matrix, campaign_dir, tasks_dir=tree)
+    campaign_dir = shell_campaign(tmp_path, tree, "echo started; sleep 600; echo never > output.csv\n",
+                                  ["eicu-gcs"], "[limits]\nagent_seconds = 3")
     started = time.monotonic()
     campaign.run(campaign_dir, data_dir, run_canary=False)
     assert time.monotonic() - started < 120
     [spec] = campaign.planned_runs(campaign_dir)
     result = records.read_json(records.run_folder(campaign_dir, spec) / "result.json")
     assert result["outcome"] == Outcome.TIMEOUT.value and result["reward"] == 0.0
-    campaign_id = records.read_json(campaign_dir / campaign.CAMPAIGN_FILE)["id"]
-    assert container.labelled(engine, campaign=campaign_id) == []
+    assert container.labelled(engine, campaign=campaign_id(campaign_dir)) == []
 
 
 def test_a_second_harness_on_one_campaign_fails_fast_with_no_wait(oracle_campaign: Path, data_dir: Path) -> None:
@@ -294,33 +278,22 @@ conditions = ["no-skill"]
         ended = records.attempts(records.run_folder(campaign_dir, spec))
         assert sum(1 for r in ended if not r.outcome.retryable) == 1, spec.label
         assert all(r.reason == records.INTERRUPTED for r in ended if r.outcome.retryable), spec.label
-    campaign_id = records.read_json(campaign_dir / campaign.CAMPAIGN_FILE)["id"]
-    assert container.labelled(engine, campaign=campaign_id) == []
+    assert container.labelled(engine, campaign=campaign_id(campaign_dir)) == []
 
 
 def test_secrets_reach_the_agent_but_not_docker_inspect_or_the_records(engine: Any, data_dir: Path, tree: Path,
                                                                        tmp_path: Path) -> None:
     token = "m4agent-test-token-5f2c9a1e"
-    script = tmp_path / "uses_secret.sh"
-    script.write_text('[ "$TEST_TOKEN" = "' + token + '" ] && echo token-present; sleep 6\n')
-    matrix = write_matrix(tmp_path / "matrix.toml", f"""
-[campaign]
-tasks = ["eicu-gcs"]
-
-[[agents]]
-name = "shell"
-options = {{ script = "{script}" }}
-""")
-    campaign_dir = tmp_path / "campaign"
-    campaign.plan(matrix, campaign_dir, tasks_dir=tree)
-    campaign_id = records.read_json(campaign_dir / campaign.CAMPAIGN_FILE)["id"]
+    campaign_dir = shell_campaign(tmp_path, tree, f'[ "$TEST_TOKEN" = "{token}" ] && echo token-present; sleep 6\n',
+                                  ["eicu-gcs"])
+    found_id = campaign_id(campaign_dir)
     seen: list[dict] = []
     worker = threading.Thread(target=campaign.run, args=(campaign_dir, data_dir),
                               kwargs={"run_canary": False, "secrets": {"TEST_TOKEN": token}})
     worker.start()
     deadline = time.monotonic() + 120
     while worker.is_alive() and not seen and time.monotonic() < deadline:
-        seen = [c.attrs for c in container.labelled(engine, campaign=campaign_id, role="agent")]
+        seen = [c.attrs for c in container.labelled(engine, campaign=found_id, role="agent")]
         time.sleep(0.2)
     worker.join()
     assert seen, "the agent's container was never seen running"
@@ -379,25 +352,13 @@ def test_a_campaign_refuses_another_data_directory_than_its_first(null_campaign:
 
 def test_ctrl_c_stops_a_campaign_promptly_and_records_interrupted_attempts(engine: Any, data_dir: Path, tree: Path,
                                                                          tmp_path: Path) -> None:
-    script = tmp_path / "slow.sh"
-    script.write_text("sleep 300\n")
-    matrix = write_matrix(tmp_path / "matrix.toml", f"""
-[campaign]
-tasks = ["eicu-gcs", "eicu-oasis"]
-workers = 2
-
-[[agents]]
-name = "shell"
-options = {{ script = "{script}" }}
-""")
-    campaign_dir = tmp_path / "campaign"
-    campaign.plan(matrix, campaign_dir, tasks_dir=tree)
-    campaign_id = records.read_json(campaign_dir / campaign.CAMPAIGN_FILE)["id"]
+    campaign_dir = shell_campaign(tmp_path, tree, "sleep 300\n", ["eicu-gcs", "eicu-oasis"], "workers = 2")
+    found_id = campaign_id(campaign_dir)
     command = [sys.executable, "-m", "m4agent.cli", "campaign", "run", "--dir", str(campaign_dir),
                "--data-dir", str(data_dir), "--no-canary", "--json"]
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 120
-    while len(container.labelled(engine, campaign=campaign_id, role="agent")) < 2 and time.monotonic() < deadline:
+    while len(container.labelled(engine, campaign=found_id, role="agent")) < 2 and time.monotonic() < deadline:
         time.sleep(0.2)
     time.sleep(1.0)
     interrupted_at = time.monotonic()
@@ -405,7 +366,7 @@ options = {{ script = "{script}" }}
     process.communicate(timeout=60)
     assert process.returncode == 130
     assert time.monotonic() - interrupted_at < 15
-    assert container.labelled(engine, campaign=campaign_id) == []
+    assert container.labelled(engine, campaign=found_id) == []
     for spec in campaign.planned_runs(campaign_dir):
         ended = records.attempts(records.run_folder(campaign_dir, spec))
         assert [(r.outcome, r.reason) for r in ended] == [(Outcome.INFRA_ERROR, records.INTERRUPTED)]

@@ -44,6 +44,30 @@ def write_matrix(path: Path, body: str) -> Path:
     return path
 
 
+def shell_campaign(folder: Path, tree: Path, script_body: str, tasks: list[str], settings: str = "") -> Path:
+    """A planned campaign of the shell agent running ``script_body`` on ``tasks`` (no-skill, native);
+    ``settings`` adds lines to ``[campaign]`` or whole tables (``[limits]``...)."""
+    script = folder / "agent.sh"
+    script.write_text(script_body)
+    names = ", ".join(f'"{task}"' for task in tasks)
+    matrix = write_matrix(folder / "matrix.toml", f"""
+[campaign]
+tasks = [{names}]
+{settings}
+
+[[agents]]
+name = "shell"
+options = {{ script = "{script}" }}
+""")
+    campaign_dir = folder / "campaign"
+    campaign.plan(matrix, campaign_dir, tasks_dir=tree)
+    return campaign_dir
+
+
+def campaign_id(campaign_dir: Path) -> str:
+    return records.read_json(campaign_dir / campaign.CAMPAIGN_FILE)["id"]
+
+
 def results(campaign_dir: Path) -> dict[str, dict[str, Any]]:
     """Every run's result.json by key."""
     found = {}
