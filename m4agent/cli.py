@@ -431,6 +431,27 @@ def tasks_show(
     out.print(Markdown(instruction))
 
 
+@tasks_app.command("skills")
+@guarded
+def tasks_skills(
+    check: Annotated[bool, typer.Option("--check", help="Write nothing; list the files that differ from "
+                                        "the reference YAML and exit 1 if any do.")] = False,
+    compile_sql: Annotated[bool, typer.Option("--compile", help="Compile the references with dbt (once) "
+                                              "for the rawsql skills; without it their SQL is kept.")] = False,
+) -> None:
+    """Render skills, decoys, rawsql skills, operational specs and PROVENANCE.yaml of m4agent/tasks
+    from the reference models' YAML (meta.skill); see docs/skills.md."""
+    from m4agent.registry import TASKS_DIR, all_tasks
+    from m4agent.skills.render import refresh
+
+    changed = refresh(all_tasks(TASKS_DIR), check=check, compile_sql=compile_sql)
+    for path in changed:
+        typer.echo(f"{'differs' if check else 'wrote'} {path.relative_to(TASKS_DIR.parent.parent)}")
+    typer.echo(f"{len(changed)} file(s) {'differ' if check else 'written'} under {TASKS_DIR}")
+    if check and changed:
+        raise typer.Exit(EXIT_ERROR)
+
+
 @app.command("grade", epilog=EXIT_CODES_HELP)
 @guarded
 def grade(
