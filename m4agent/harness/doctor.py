@@ -51,6 +51,9 @@ def checks(data_dir: Path, reap: bool = False) -> list[dict[str, Any]]:
     free = shutil.disk_usage(probe).free if probe.exists() else 0
     found.append(_check("disk", free >= MIN_FREE_BYTES, f"{free / 1024**3:.1f} GiB free at {probe}"
                         + ("" if free >= MIN_FREE_BYTES else f" (want {MIN_FREE_BYTES / 1024**3:.0f} GiB)")))
+    from m4agent.skills.preflight import doctor_check  # instructions, skills and specs leak no answer
+
+    found.append(doctor_check())
     return found
 
 
