@@ -118,7 +118,7 @@ def provenance(skill: FamilySkill, tasks: list[Task]) -> str:
         "tasks": sorted(t.name for t in tasks),
         "operational_spec_tasks": list(skill.spec_tasks),
         "sources": [_para(s) for s in skill.sources],
-        "licence": "Apache-2.0 (m4agent's own text; no M4Bench skill text is reused)",
+        "licence": "MIT (m4agent's own text; no M4Bench skill text is reused)",
         "clinical_review": review,
     }
     return yaml.safe_dump(doc, sort_keys=False, width=100, allow_unicode=True)
