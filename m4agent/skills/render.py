@@ -9,7 +9,8 @@ What is rendered, per task folder of ``tasks_dir``:
   own concept;
 - ``skills-rawsql/<task>/SKILL.md``: the reference model's SQL as dbt compiles it
   (``m4agent.skills.rawsql``), wrapped with the model's path and the sha256 of its source;
-- ``operational-spec.md`` for the sentinel tasks named in ``operational_spec_tasks``;
+- ``operational-spec.md`` for every task (M4Bench wrote one for its eight sentinel tasks, named
+  in ``operational_spec_tasks`` and in ``PROVENANCE.yaml``; the condition runs on all 28 here);
 
 and per family folder ``PROVENANCE.yaml`` (sources and the clinicians' review status).
 ``render_tree`` is pure: it returns the files, ``write_tree`` writes them and
@@ -30,6 +31,7 @@ from m4agent.skills import rawsql
 from m4agent.skills.source import FamilySkill, family_skills
 
 SECTION_TITLES = {
+    "formula": "Rules and cut-points",
     "items": "Data elements",
     "windows": "Time window",
     "units": "Units",
@@ -72,8 +74,6 @@ def skill_markdown(skill: FamilySkill) -> str:
     lines = ["---", f"name: {b['name']}", f"description: {_para(b['description'])}", f"tier: {b['tier']}",
              f"category: {b['category']}", "---", "", f"# {_para(b['title'])}", "", "## M4Bench use", "",
              USE_NOTE, "", "## Definition", "", _para(b["definition"]), ""]
-    if b.get("formula"):
-        lines += ["## Rules and cut-points", "", _para(b["formula"]), ""]
     for key in SECTION_TITLES:
         parts = [(p.dataset if several else "", p.sections[key]) for p in skill.parts if key in p.sections]
         if parts:
@@ -85,15 +85,19 @@ def skill_markdown(skill: FamilySkill) -> str:
 
 
 def operational_spec(skill: FamilySkill, task: Task) -> str:
-    """The ``operational-spec.md`` of a sentinel task: grain, formulas, windows, missingness, ties."""
+    """The ``operational-spec.md`` of a task: grain, formulas, windows, units, missingness, ties.
+
+    The sections are those of the task's own reference model (its dataset), completed from the
+    family's defining model.
+    """
     b = skill.block
-    part = skill.parts[0].sections
+    part = skill.sections_for(task.reference_model)
     keys = ", ".join(task.key_columns)
     lines = [f"Concept: {_para(b['title'])}.", "",
              f"Grain: one output row per ({keys}). Columns: {', '.join(task.required_columns)}.", "",
              f"Definition: {_para(b['definition'])}", ""]
-    if b.get("formula"):
-        lines += [f"Formulas and cut-points: {_para(b['formula'])}", ""]
+    if part.get("formula"):
+        lines += [f"Formulas and cut-points: {_para(part['formula'])}", ""]
     lines += [f"Time windows: {_para(part['windows'])}", "",
               f"Units: {_para(part['units'])}", "",
               f"Missing data: {_para(part['missingness'])}", "",
@@ -116,7 +120,7 @@ def provenance(skill: FamilySkill, tasks: list[Task]) -> str:
         "generated": GENERATED_NOTE,
         "reference_models": [f"models/marts/reference/{m}.sql" for m in skill.models],
         "tasks": sorted(t.name for t in tasks),
-        "operational_spec_tasks": list(skill.spec_tasks),
+        "m4bench_sentinel_tasks": list(skill.sentinel_tasks),
         "sources": [_para(s) for s in skill.sources],
         "licence": "MIT (m4agent's own text; no M4Bench skill text is reused)",
         "clinical_review": review,
@@ -137,8 +141,7 @@ def render_tree(tasks: Mapping[str, Task], compiled: Mapping[str, str] | None = 
     for task in tasks.values():
         by_family.setdefault(task.family, []).append(task)
     canon = {f: skill_markdown(s) for f, s in skills.items()}
-    known_spec_tasks = {t for s in skills.values() for t in s.spec_tasks}
-    unknown = sorted(known_spec_tasks - set(tasks))
+    unknown = sorted({t for s in skills.values() for t in s.sentinel_tasks} - set(tasks))
     if unknown:
         raise M4AgentError(f"operational_spec_tasks names unknown tasks: {', '.join(unknown)}")
     files: dict[Path, str] = {}
@@ -155,8 +158,7 @@ def render_tree(tasks: Mapping[str, Task], compiled: Mapping[str, str] | None = 
                 files[raw_path] = rawsql.wrap(task, compiled[task.reference_model])
             else:
                 files[raw_path] = rawsql.rewrap(task, raw_path)
-            if task.name in skill.spec_tasks:
-                files[task.folder / "operational-spec.md"] = operational_spec(skill, task)
+            files[task.folder / "operational-spec.md"] = operational_spec(skill, task)
     return files
 
 

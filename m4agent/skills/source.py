@@ -21,7 +21,7 @@ from m4agent.registry import Task
 REFERENCE_DIR = PROJECT_ROOT / "models" / "marts" / "reference"
 
 # Sections a model's block may give per dataset, in the order a skill shows them.
-DATASET_SECTIONS = ("items", "windows", "units", "missingness", "ties", "pitfalls")
+DATASET_SECTIONS = ("formula", "items", "windows", "units", "missingness", "ties", "pitfalls")
 REQUIRED_KEYS = ("name", "title", "description", "tier", "category", "definition", "items", "windows",
                  "units", "missingness", "ties", "pitfalls", "sources")
 
@@ -51,8 +51,14 @@ class FamilySkill:
         return str(self.block["name"])
 
     @property
-    def spec_tasks(self) -> tuple[str, ...]:
+    def sentinel_tasks(self) -> tuple[str, ...]:
+        """M4Bench's sentinel tasks of this family (its operational-spec profile runs them)."""
         return tuple(self.block.get("operational_spec_tasks", ()))
+
+    def sections_for(self, model: str) -> dict[str, Any]:
+        """The sections that hold for ``model``'s dataset: its own, else the defining model's."""
+        own = next((p.sections for p in self.parts if p.model == model), {})
+        return {**self.parts[0].sections, **own}
 
 
 def model_blocks(reference_dir: Path = REFERENCE_DIR) -> dict[str, dict[str, Any]]:
