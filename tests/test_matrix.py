@@ -51,8 +51,14 @@ def test_unknown_task_is_an_error(tasks: dict) -> None:
 
 
 def test_a_condition_without_content_fails_at_planning(tmp_path: Path) -> None:
-    bare = all_tasks()  # the built-in tasks have no skills yet
-    with pytest.raises(M4AgentError):
+    # a task planted without skills: its task.toml and instruction only
+    source = all_tasks()["mimic-sofa-24h"].folder
+    planted = tmp_path / "tasks" / "sofa" / "mimic-sofa-24h"
+    planted.mkdir(parents=True)
+    for name in ("task.toml", "instruction.md"):
+        (planted / name).write_bytes((source / name).read_bytes())
+    bare = all_tasks(tmp_path / "tasks")
+    with pytest.raises(M4AgentError, match="skills"):
         matrix.build(_doc(tasks=["mimic-sofa-24h"], conditions=["with-skill"]), Path("."), bare)
 
 
