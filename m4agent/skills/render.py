@@ -28,7 +28,7 @@ import yaml
 from m4agent.errors import M4AgentError
 from m4agent.registry import Task
 from m4agent.skills import rawsql
-from m4agent.skills.source import FamilySkill, family_skills
+from m4agent.skills.source import REFERENCE_DIR, FamilySkill, family_skills
 
 SECTION_TITLES = {
     "formula": "Rules and cut-points",
@@ -128,14 +128,15 @@ def provenance(skill: FamilySkill, tasks: list[Task]) -> str:
     return yaml.safe_dump(doc, sort_keys=False, width=100, allow_unicode=True)
 
 
-def render_tree(tasks: Mapping[str, Task], compiled: Mapping[str, str] | None = None) -> dict[Path, str]:
+def render_tree(tasks: Mapping[str, Task], compiled: Mapping[str, str] | None = None,
+                reference_dir: Path = REFERENCE_DIR) -> dict[Path, str]:
     """Every generated file of the tree holding ``tasks``, by absolute path, with its content.
 
     ``compiled`` maps a reference model to its compiled SQL (``rawsql.compile_references``);
     without it the SQL already in each ``skills-rawsql`` file is kept, so the rest can be
-    rendered (and checked) without dbt.
+    rendered (and checked) without dbt. ``reference_dir`` holds the reference models' YAML.
     """
-    skills = family_skills(tasks)
+    skills = family_skills(tasks, reference_dir)
     families = sorted(skills)
     by_family: dict[str, list[Task]] = {}
     for task in tasks.values():
