@@ -27,7 +27,7 @@ import yaml
 
 from m4agent.errors import M4AgentError
 from m4agent.registry import Task
-from m4agent.skills import rawsql
+from m4agent.skills import preflight, rawsql
 from m4agent.skills.source import REFERENCE_DIR, FamilySkill, family_skills
 
 SECTION_TITLES = {
@@ -205,7 +205,8 @@ def refresh(tasks: Mapping[str, Task], check: bool = False, compile_sql: bool = 
     """Render the tree and write it (``check``: only list what differs); return the changed files.
 
     ``compile_sql`` compiles the references with dbt for the rawsql skills; without it their SQL
-    is kept, and an out-of-date one is an error naming the fix.
+    is kept, and an out-of-date one is an error naming the fix. What is written must pass the
+    preflight (``m4agent.skills.preflight``), or the command fails naming the findings.
     """
     compiled = rawsql.compile_references(t.reference_model for t in tasks.values()) if compile_sql else None
     files = render_tree(tasks, compiled)
@@ -214,4 +215,13 @@ def refresh(tasks: Mapping[str, Task], check: bool = False, compile_sql: bool = 
         if old:
             raise M4AgentError(f"the reference SQL of {', '.join(old)} changed since its rawsql skill was "
                                "compiled; run `m4agent tasks skills --compile`")
-    return stale_files(tasks, files) if check else write_tree(tasks, files)
+    if check:
+        return stale_files(tasks, files)
+    changed = write_tree(tasks, files)
+    tree = next(iter(tasks.values())).folder.parent.parent
+    leaks = preflight.lint_tree(tree)
+    if leaks:
+        raise M4AgentError(f"the rendered tree leaks ({len(leaks)} finding(s)): "
+                           + "; ".join(str(f) for f in leaks[:5])
+                           + "; reword the meta.skill blocks of models/marts/reference/*.yml")
+    return changed
