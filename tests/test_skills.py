@@ -99,3 +99,14 @@ def test_provenance_names_sources_and_a_review_status(tasks: dict) -> None:
     for family in {t.family for t in tasks.values()}:
         doc = yaml.safe_load((TASKS_DIR / family / "PROVENANCE.yaml").read_text())
         assert doc["sources"] and doc["clinical_review"]["status"] in {"pending", "reviewed", "changes-requested"}
+
+
+def test_an_unquoted_colon_in_a_source_is_refused(tasks: dict, tmp_path: Path) -> None:
+    from m4agent.errors import M4AgentError
+
+    refs = tmp_path / "reference"
+    shutil.copytree(REFERENCE_DIR, refs, ignore=shutil.ignore_patterns("*.sql"))
+    yml = refs / "ref_meld_24h.yml"
+    yml.write_text(yml.read_text().replace("          - Kamath PS et al. A model", "          - Kamath PS et al: A model", 1))
+    with pytest.raises(M4AgentError, match="meta.skill.sources"):
+        family_skills(tasks, refs)

@@ -61,16 +61,31 @@ class FamilySkill:
         return {**self.parts[0].sections, **own}
 
 
+LIST_KEYS = ("pitfalls", "sources", "includes", "operational_spec_tasks")
+
+
 def model_blocks(reference_dir: Path = REFERENCE_DIR) -> dict[str, dict[str, Any]]:
-    """``meta.skill`` of every reference model that has one, by model name."""
+    """``meta.skill`` of every reference model that has one, by model name; values type-checked."""
     blocks: dict[str, dict[str, Any]] = {}
     for yml in sorted(reference_dir.glob("*.yml")):
         doc = yaml.safe_load(yml.read_text()) or {}
         for model in doc.get("models", []):
             skill = ((model.get("config") or {}).get("meta") or {}).get("skill")
             if skill is not None:
+                _check_types(yml, skill)
                 blocks[model["name"]] = skill
     return blocks
+
+
+def _check_types(yml: Path, skill: dict[str, Any]) -> None:
+    """Text where text is meant: an unquoted ``: `` in YAML silently turns a line into a mapping."""
+    for key, value in skill.items():
+        if key == "review":
+            continue
+        items = value if key in LIST_KEYS and isinstance(value, list) else [value]
+        if key in LIST_KEYS and not isinstance(value, list) or not all(isinstance(v, str) for v in items):
+            raise M4AgentError(f"{yml}: meta.skill.{key} must be {'a list of texts' if key in LIST_KEYS else 'a text'}; "
+                               "quote a value that holds ': '")
 
 
 def family_skills(tasks: Mapping[str, Task], reference_dir: Path = REFERENCE_DIR) -> dict[str, FamilySkill]:
