@@ -65,7 +65,7 @@ def test_a_reasoning_level_the_cli_does_not_take_is_refused(name: str, level: st
 
 
 def test_an_unknown_option_is_refused_naming_the_ones_it_takes() -> None:
-    with pytest.raises(M4AgentError, match="unknown option.*takes auth, auth_dir, ca_cert, reasoning"):
+    with pytest.raises(M4AgentError, match="unknown option.*takes auth, auth_dir, ca_cert, max_budget_usd, reasoning"):
         get_agent("claude").version_for({"scrpit": "x"})
 
 
@@ -118,3 +118,10 @@ def test_claude_provider_errors_map_to_retryable_outcomes(text: str, outcome: st
 def test_a_tool_output_that_mentions_429_is_not_a_provider_failure() -> None:
     trace = '{"type":"user","message":{"content":[{"type":"tool_result","content":"stay 429 rate limit"}]}}\n'
     assert get_agent("claude").failure(trace) is None
+
+
+def test_claude_takes_a_per_run_budget_cap_and_refuses_a_nonsense_one() -> None:
+    argv = _argv("claude", {"max_budget_usd": "2.5"})
+    assert argv[argv.index("--max-budget-usd") + 1] == "2.5"
+    with pytest.raises(M4AgentError, match="max_budget_usd must be a positive number"):
+        get_agent("claude").version_for({"max_budget_usd": "lots"})

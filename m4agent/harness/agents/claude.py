@@ -10,7 +10,11 @@ Usage: the stream repeats a message's usage on each of its content blocks and re
 the input counts again in the final ``result`` event, so summing every event (as
 M4Bench does) counts input several times and misses cache creation. The ledger takes
 the ``result`` event's totals, which the CLI sums once per API call; without one (a
-killed run) it takes each assistant message once, by message id, with its last usage.
+killed run) it takes each assistant message once, by message id, with its last usage
+(whose output count is the stream's first, so a killed run's output is undercounted).
+
+Option ``max_budget_usd``: the per-run spending cap, passed to ``--max-budget-usd`` (the CLI
+stops itself when the run has spent it).
 """
 
 from __future__ import annotations
@@ -40,6 +44,8 @@ class Claude(CliAgent):
             argv += ["--model", ctx.model]
         if reasoning:
             argv += ["--effort", reasoning]
+        if ctx.options.get("max_budget_usd"):  # the per-run budget cap, enforced by the CLI itself
+            argv += ["--max-budget-usd", ctx.options["max_budget_usd"]]
         return argv + ["--disallowedTools", DISALLOWED_TOOLS, "--output-format", "stream-json", "--verbose",
                        ctx.instruction]
 
@@ -132,4 +138,5 @@ ADAPTER = Claude(
     provider="anthropic",
     reasoning_levels=("low", "medium", "high", "xhigh", "max"),
     reasoning_auto="medium",
+    extra_options=frozenset({"max_budget_usd"}),
 )

@@ -94,6 +94,12 @@ class CliAgent(Agent):
     # ---- options
 
     def check_options(self, options: Mapping[str, str]) -> None:
+        if "max_budget_usd" in options and "max_budget_usd" in self.extra_options:
+            try:
+                if float(options["max_budget_usd"]) <= 0:
+                    raise ValueError
+            except ValueError:
+                raise M4AgentError(f"agent {self.name}: max_budget_usd must be a positive number of dollars") from None
         unknown = set(options) - COMMON_OPTIONS - self.extra_options
         if unknown:
             allowed = ", ".join(sorted(COMMON_OPTIONS | self.extra_options))
