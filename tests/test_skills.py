@@ -107,6 +107,7 @@ def test_an_unquoted_colon_in_a_source_is_refused(tasks: dict, tmp_path: Path) -
     refs = tmp_path / "reference"
     shutil.copytree(REFERENCE_DIR, refs, ignore=shutil.ignore_patterns("*.sql"))
     yml = refs / "ref_meld_24h.yml"
-    yml.write_text(yml.read_text().replace("          - Kamath PS et al. A model", "          - Kamath PS et al: A model", 1))
+    planted = "          - Kamath PS: a title\n          - Kamath PS et al. A model"
+    yml.write_text(yml.read_text().replace("          - Kamath PS et al. A model", planted, 1))
     with pytest.raises(M4AgentError, match="meta.skill.sources"):
         family_skills(tasks, refs)
