@@ -111,3 +111,10 @@ def test_an_unquoted_colon_in_a_source_is_refused(tasks: dict, tmp_path: Path) -
     yml.write_text(yml.read_text().replace("          - Kamath PS et al. A model", planted, 1))
     with pytest.raises(M4AgentError, match="meta.skill.sources"):
         family_skills(tasks, refs)
+
+
+def test_every_skill_frontmatter_is_yaml_with_text_values() -> None:
+    for skill in sorted(TASKS_DIR.glob("*/*/skills*/*/SKILL.md")):
+        front = yaml.safe_load(skill.read_text().split("---\n", 2)[1])
+        assert {"name", "description", "tier", "category"} <= set(front), skill
+        assert all(isinstance(v, str) for v in front.values()), skill

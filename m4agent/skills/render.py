@@ -19,6 +19,7 @@ and per family folder ``PROVENANCE.yaml`` (sources and the clinicians' review st
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -53,6 +54,12 @@ def _para(text: Any) -> str:
     return " ".join(str(text).split())
 
 
+def _front(value: Any) -> str:
+    """A frontmatter value: plain when YAML reads it back as the same text, else double-quoted."""
+    text = _para(value)
+    return text if yaml.safe_load(text) == text else json.dumps(text)
+
+
 def _section(key: str, parts: list[tuple[str, Any]]) -> list[str]:
     """A section's lines; with several datasets, one sub-heading per dataset that gives it."""
     lines = [f"## {SECTION_TITLES[key]}", ""]
@@ -71,8 +78,8 @@ def skill_markdown(skill: FamilySkill) -> str:
     """The canonical ``SKILL.md`` of a family (frontmatter, use note, definition, rules, sources)."""
     b = skill.block
     several = len(skill.parts) > 1
-    lines = ["---", f"name: {b['name']}", f"description: {_para(b['description'])}", f"tier: {b['tier']}",
-             f"category: {b['category']}", "---", "", f"# {_para(b['title'])}", "", "## M4Bench use", "",
+    lines = ["---", f"name: {_front(b['name'])}", f"description: {_front(b['description'])}",
+             f"tier: {_front(b['tier'])}", f"category: {_front(b['category'])}", "---", "", f"# {_para(b['title'])}", "", "## M4Bench use", "",
              USE_NOTE, "", "## Definition", "", _para(b["definition"]), ""]
     for key in SECTION_TITLES:
         parts = [(p.dataset if several else "", p.sections[key]) for p in skill.parts if key in p.sections]
