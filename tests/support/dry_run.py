@@ -62,7 +62,8 @@ class DryRun:
 
 def dry_run(tmp: Path, data_dir: Path, *, agent: str, hosts: list[str], script: dict[str, Any],
             secrets: dict[str, str], model: str = "default", options: dict[str, str] | None = None,
-            agent_seconds: int = 240, max_retries: int = 0, trials: int = 1, runs: int = 1) -> DryRun:
+            agent_seconds: int = 240, max_retries: int = 0, trials: int = 1, runs: int = 1,
+            matrix_extra: str = "") -> DryRun:
     """Run ``agent`` on TASK against a scripted server standing in for ``hosts`` (``runs`` times: resumes)."""
     certs = make_certificates(tmp / "certs", hosts)
     opts = {"ca_cert": str(certs.ca), **(options or {})}
@@ -82,6 +83,7 @@ options = {json.dumps(opts).replace('": "', '" = "')}
 
 [limits]
 agent_seconds = {agent_seconds}
+{matrix_extra}
 """)
         campaign_dir = tmp / "campaign"
         campaign.plan(matrix, campaign_dir)
