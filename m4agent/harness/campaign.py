@@ -349,6 +349,18 @@ class Grader:
         self.done[result["outcome"]] += 1
 
 
+def _preflight(tasks_dir: Path) -> None:
+    """The task tree's leak lint (instructions, skills, specifications, raw mode): findings stop the start."""
+    from m4agent.skills.preflight import lint_tree
+
+    findings = lint_tree(tasks_dir)
+    if findings:
+        shown = "\n  ".join(str(f) for f in findings[:10])
+        more = f"\n  ... and {len(findings) - 10} more" if len(findings) > 10 else ""
+        raise M4AgentError(f"the preflight found {len(findings)} leak(s) in {tasks_dir}; no run was started:\n  "
+                           f"{shown}{more}")
+
+
 def _pin_data_dir(campaign_dir: Path, meta: dict[str, Any], data_dir: Path) -> None:
     """A campaign grades against one data directory: the first run records it, later runs must match."""
     given = str(data_dir.resolve())
@@ -376,6 +388,7 @@ def run(campaign_dir: Path, data_dir: Path, workers: int | None = None, wait: bo
     specs = planned_runs(campaign_dir)
     with _exclusive(campaign_dir, wait):
         _pin_data_dir(campaign_dir, meta, data_dir)
+        _preflight(Path(meta["tasks_dir"]))
         engine = docker_layer.client()
         image = image_tag()
         ensure_image(engine)

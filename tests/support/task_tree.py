@@ -1,8 +1,8 @@
 """Task trees for the harness's tests: ours with TEST skills added, and M4Bench's own when available.
 
-Our tasks under ``m4agent/tasks/`` have no skills yet, so ``task_tree_with_skills``
-copies them and gives every task what each condition needs, all plainly marked as
-test content (never clinical guidance):
+``task_tree_with_skills`` gives the harness's tests content whose every byte they know: it
+copies our tasks under ``m4agent/tasks/`` without their skills and specifications and gives
+every task what each condition needs, all plainly marked as test content:
 
 - ``skills/<family>-test/SKILL.md``: one skill per family, with M4Bench's frontmatter
   (name, description, tier, category); twins of a family get identical copies, as
@@ -47,7 +47,8 @@ def family_skill_text(family: str) -> str:
         "category: test\n"
         "---\n\n"
         f"# {TEST_MARK}: {family}\n\n"
-        f"This skill exists only so the harness's tests can place a {family} skill.\n"
+        f"This skill exists only so the harness's tests can place a {family} skill.\n\n"
+        "## M4Bench use\n\nTest content: it tells an agent nothing about the task.\n"
     )
 
 
@@ -60,7 +61,8 @@ def decoy_family(family: str, families: list[str]) -> str:
 def task_tree_with_skills(dest: Path) -> Path:
     """Copy ``m4agent/tasks`` to ``dest`` (which must not exist) with TEST skills, decoys, raw-SQL
     skills and operational specifications for every task; return ``dest``."""
-    shutil.copytree(TASKS_DIR, dest, ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(TASKS_DIR, dest, ignore=shutil.ignore_patterns(
+        "__pycache__", "skills", "skills-decoy", "skills-rawsql", "operational-spec.md", "PROVENANCE.yaml"))
     folders = sorted(toml.parent for toml in dest.glob("*/*/task.toml"))
     families = sorted({folder.parent.name for folder in folders})
     for folder in folders:
