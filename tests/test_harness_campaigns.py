@@ -1,7 +1,7 @@
 """The harness end to end, through real containers: oracle, null and hostile agents, crashes, limits.
 
-Built once per module: a small synthetic data directory with every reference, our task tree
-with TEST skills (so every condition has content), and an oracle campaign over all 28 tasks x
+Built once per module: a small synthetic data directory with every reference, and, on our own
+task tree (``m4agent/tasks``, with its skills and specifications), an oracle campaign over all 28 tasks x
 the six conditions (native) plus the MIMIC-IV tasks under the obfuscated and restructured
 schemas. The other tests reuse its results as the uninterrupted baseline.
 """
@@ -29,11 +29,10 @@ from support.harness import (
     shell_campaign,
     write_matrix,
 )
-from support.task_tree import task_tree_with_skills
 
 from m4agent.harness import campaign, container, records
 from m4agent.harness.records import Outcome
-from m4agent.registry import all_tasks
+from m4agent.registry import TASKS_DIR, all_tasks
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
@@ -52,8 +51,9 @@ def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return task_tree_with_skills(tmp_path_factory.mktemp("harness_tree") / "tasks")
+def tree() -> Path:
+    """Our own task tree, with its skills and specifications: every condition runs on it."""
+    return TASKS_DIR
 
 
 def _mimic_tasks(tree: Path) -> list[str]:
