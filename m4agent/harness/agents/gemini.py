@@ -9,9 +9,9 @@ Google login files (``oauth_creds.json``). Reasoning: the provider's default (M4
 ``auto``); Gemini CLI has no effort flag.
 
 Usage: the final ``result`` event's ``stats``: ``input_tokens`` includes ``cached``;
-``output_tokens`` counts candidates only (Gemini CLI 0.39 does not report thinking
-tokens in this stream, so reasoning is 0 and thinking is missing from output: a known
-gap of the CLI, not of the ledger).
+``output_tokens`` counts candidates only, and Gemini CLI 0.39 names no thinking count
+in this stream, but its ``total_tokens`` includes thinking: the ledger's reasoning is
+what the total holds beyond input and candidates, and output is candidates plus it.
 """
 
 from __future__ import annotations
@@ -45,8 +45,12 @@ class Gemini(CliAgent):
             if event.get("type") == "result" and isinstance(stats, dict):
                 cached = int(stats.get("cached") or 0)
                 total_input = int(stats.get("input_tokens") or 0)
-                return Usage(input=total_input - cached, cache_read=cached, output=int(stats.get("output_tokens") or 0),
-                             requests=sum(1 for e in json_events(trace_text) if e.get("type") == "tool_use") + 1
+                candidates = int(stats.get("output_tokens") or 0)
+                # thinking is in the total but neither in input nor in output: what is left is thoughts
+                thoughts = max(0, int(stats.get("total_tokens") or 0) - total_input - candidates
+                               - int(stats.get("tool_tokens") or 0))
+                return Usage(input=total_input - cached, cache_read=cached, output=candidates + thoughts,
+                             reasoning=thoughts, requests=sum(1 for e in json_events(trace_text) if e.get("type") == "tool_use") + 1
                              ).as_dict()
         return Usage().as_dict()
 
