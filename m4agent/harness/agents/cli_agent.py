@@ -40,7 +40,8 @@ BUNDLE = f"{layout.HOME}/.m4agent-ca-bundle.pem"
 COMMON_OPTIONS = frozenset({"reasoning", "auth", "auth_dir", "ca_cert"})
 
 # Provider failures as CLIs print them (a message, an HTTP status in an error line): the first match wins.
-QUOTA = re.compile(r"insufficient_quota|exceeded your current quota|credit balance is too low|usage limit reached"
+QUOTA = re.compile(r"insufficient_quota|exceeded your current quota|exhausted your \w+ quota|TerminalQuotaError"
+                   r"|credit balance is too low|usage limit reached"
                    r"|quota exceeded|RESOURCE_EXHAUSTED.*quota|QuotaFailure", re.I)
 RATE = re.compile(r"\b429\b|rate[ _-]?limit|too many requests|RESOURCE_EXHAUSTED", re.I)
 AUTH = re.compile(r"\b401\b|invalid[ _-]?(x-)?api[ _-]?key|incorrect api key|authentication_error"
