@@ -187,3 +187,28 @@ def test_requests_are_logged_with_their_protocol_and_turn(server: Any, certs: An
     _post(server, certs, "/v1/messages", {"messages": []})  # no tools: a side request of the CLI
     kinds = [(r["protocol"], r.get("turn"), r["kind"]) for r in server.requests]
     assert kinds == [("anthropic", 0, "call:Bash"), ("anthropic", None, "side")]
+
+
+def test_the_model_server_command_serves_a_script_and_says_how_to_route_to_it(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    script = tmp_path / "turns.toml"
+    script.write_text('[[turns]]\ntext = "done"\nusage = { input = 3, output = 4 }\n')
+    server = subprocess.Popen([sys.executable, "-m", "m4agent.cli", "model-server", "--script", str(script),
+                               "--port", "0", "--certs", str(tmp_path / "certs")],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert server.stdout is not None
+        lines = [server.stdout.readline() for _ in range(3)]
+        port = int(lines[0].split("https://127.0.0.1:")[1].split()[0])
+        assert f"--route api.anthropic.com=127.0.0.1:{port}" in lines[2]
+        assert str(tmp_path / "certs" / "ca.pem") in lines[1]
+        context = ssl.create_default_context(cafile=str(tmp_path / "certs" / "ca.pem"))
+        conn = http.client.HTTPSConnection("127.0.0.1", port, context=context, timeout=10)
+        conn.request("POST", "/v1/messages", json.dumps({"tools": [BASH], "messages": []}))
+        reply = json.loads(conn.getresponse().read())
+        assert reply["content"][0]["text"] == "done" and reply["usage"]["output_tokens"] == 4
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
