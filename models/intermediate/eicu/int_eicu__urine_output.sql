@@ -53,7 +53,7 @@ classified AS (
             FROM urine_paths
             WHERE (
                 (urine_paths.match_type = 'like' AND output_cells.cellpath LIKE urine_paths.cellpath_pattern)
-                OR (urine_paths.match_type = 'ilike' AND output_cells.cellpath ILIKE urine_paths.cellpath_pattern)
+                OR (urine_paths.match_type = 'ilike' AND LOWER(output_cells.cellpath) LIKE LOWER(urine_paths.cellpath_pattern))
             )
             AND NOT EXISTS (
                 SELECT 1

@@ -13,10 +13,10 @@ WITH baseline AS (
 
 SELECT
     CAST(hadm_id AS INTEGER) AS hadm_id,
-    CAST(gender AS VARCHAR) AS gender,
-    CAST(age AS DOUBLE) AS age,
-    CAST(scr_min AS DOUBLE) AS scr_min,
+    CAST(gender AS {{ m4_type('string') }}) AS gender,
+    CAST(age AS {{ m4_type('double') }}) AS age,
+    CAST(scr_min AS {{ m4_type('double') }}) AS scr_min,
     CAST(ckd AS INTEGER) AS ckd,
-    CAST(mdrd_est AS DOUBLE) AS mdrd_est,
-    CAST(scr_baseline AS DOUBLE) AS scr_baseline
+    CAST(mdrd_est AS {{ m4_type('double') }}) AS mdrd_est,
+    CAST(scr_baseline AS {{ m4_type('double') }}) AS scr_baseline
 FROM baseline

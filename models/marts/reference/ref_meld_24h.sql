@@ -13,5 +13,5 @@ SELECT
     CAST(meld.subject_id AS INTEGER) AS subject_id,
     CAST(meld.hadm_id AS INTEGER) AS hadm_id,
     CAST(meld.stay_id AS INTEGER) AS stay_id,
-    CAST(meld.meld AS DOUBLE) AS meld
+    CAST(meld.meld AS {{ m4_type('double') }}) AS meld
 FROM {{ ref('int_mimiciv_organfailure__meld') }} AS meld

@@ -12,7 +12,7 @@ WITH antibiotics AS (
         stay_id,
         antibiotic,
         starttime AS antibiotic_time,
-        DATE_TRUNC('day', starttime) AS antibiotic_date,
+        {{ m4_datetime_trunc('day', 'starttime') }} AS antibiotic_date,
         ROW_NUMBER() OVER (
             PARTITION BY subject_id
             ORDER BY
@@ -69,7 +69,7 @@ cultures_before_antibiotic AS (
         cultures.micro_specimen_id,
         cultures.chartdate,
         cultures.charttime,
-        CAST(cultures.chartdate AS TIMESTAMP) AS culture_time,
+        CAST(cultures.chartdate AS {{ m4_type('datetime') }}) AS culture_time,
         cultures.positive_culture,
         cultures.spec_type_desc AS specimen
     FROM antibiotics
@@ -105,7 +105,7 @@ cultures_after_antibiotic AS (
         cultures.micro_specimen_id,
         cultures.chartdate,
         cultures.charttime,
-        CAST(cultures.chartdate AS TIMESTAMP) AS culture_time,
+        CAST(cultures.chartdate AS {{ m4_type('datetime') }}) AS culture_time,
         cultures.positive_culture,
         cultures.spec_type_desc AS specimen
     FROM antibiotics
@@ -140,8 +140,8 @@ SELECT
     CAST(antibiotics.stay_id AS INTEGER) AS stay_id,
     CAST(antibiotics.hadm_id AS INTEGER) AS hadm_id,
     CAST(antibiotics.ab_id AS BIGINT) AS ab_id,
-    CAST(antibiotics.antibiotic AS VARCHAR) AS antibiotic,
-    CAST(antibiotics.antibiotic_time AS TIMESTAMP) AS antibiotic_time,
+    CAST(antibiotics.antibiotic AS {{ m4_type('string') }}) AS antibiotic,
+    CAST(antibiotics.antibiotic_time AS {{ m4_type('datetime') }}) AS antibiotic_time,
     CAST(
         CASE WHEN before.specimen IS NULL AND after.specimen IS NULL THEN 0 ELSE 1 END AS INTEGER
     ) AS suspected_infection,
@@ -150,11 +150,11 @@ SELECT
         CASE
             WHEN before.specimen IS NULL AND after.specimen IS NULL THEN NULL
             ELSE COALESCE(before.culture_time, antibiotics.antibiotic_time)
-        END AS TIMESTAMP
+        END AS {{ m4_type('datetime') }}
     ) AS suspected_infection_time,
     -- A culture before the antibiotic is preferred over one after it.
-    CAST(COALESCE(before.culture_time, after.culture_time) AS TIMESTAMP) AS culture_time,
-    CAST(COALESCE(before.specimen, after.specimen) AS VARCHAR) AS specimen,
+    CAST(COALESCE(before.culture_time, after.culture_time) AS {{ m4_type('datetime') }}) AS culture_time,
+    CAST(COALESCE(before.specimen, after.specimen) AS {{ m4_type('string') }}) AS specimen,
     CAST(COALESCE(before.positive_culture, after.positive_culture) AS INTEGER) AS positive_culture
 FROM antibiotics
 LEFT JOIN first_culture_after AS after

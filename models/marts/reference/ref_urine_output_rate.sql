@@ -26,16 +26,16 @@ WITH rates AS (
 
 SELECT
     CAST(stay_id AS INTEGER) AS stay_id,
-    CAST(charttime AS TIMESTAMP) AS charttime,
-    CAST(weight AS DOUBLE) AS weight,
-    CAST(uo AS DOUBLE) AS uo,
-    CAST(urineoutput_6hr AS DOUBLE) AS urineoutput_6hr,
-    CAST(urineoutput_12hr AS DOUBLE) AS urineoutput_12hr,
-    CAST(urineoutput_24hr AS DOUBLE) AS urineoutput_24hr,
-    CAST(uo_mlkghr_6hr AS DOUBLE) AS uo_mlkghr_6hr,
-    CAST(uo_mlkghr_12hr AS DOUBLE) AS uo_mlkghr_12hr,
-    CAST(uo_mlkghr_24hr AS DOUBLE) AS uo_mlkghr_24hr,
-    CAST(uo_tm_6hr AS DOUBLE) AS uo_tm_6hr,
-    CAST(uo_tm_12hr AS DOUBLE) AS uo_tm_12hr,
-    CAST(uo_tm_24hr AS DOUBLE) AS uo_tm_24hr
+    CAST(charttime AS {{ m4_type('datetime') }}) AS charttime,
+    CAST(weight AS {{ m4_type('double') }}) AS weight,
+    CAST(uo AS {{ m4_type('double') }}) AS uo,
+    CAST(urineoutput_6hr AS {{ m4_type('double') }}) AS urineoutput_6hr,
+    CAST(urineoutput_12hr AS {{ m4_type('double') }}) AS urineoutput_12hr,
+    CAST(urineoutput_24hr AS {{ m4_type('double') }}) AS urineoutput_24hr,
+    CAST(uo_mlkghr_6hr AS {{ m4_type('double') }}) AS uo_mlkghr_6hr,
+    CAST(uo_mlkghr_12hr AS {{ m4_type('double') }}) AS uo_mlkghr_12hr,
+    CAST(uo_mlkghr_24hr AS {{ m4_type('double') }}) AS uo_mlkghr_24hr,
+    CAST(uo_tm_6hr AS {{ m4_type('double') }}) AS uo_tm_6hr,
+    CAST(uo_tm_12hr AS {{ m4_type('double') }}) AS uo_tm_12hr,
+    CAST(uo_tm_24hr AS {{ m4_type('double') }}) AS uo_tm_24hr
 FROM rates

@@ -47,9 +47,9 @@ interval_doses AS (
 
 SELECT
     CAST(stay_id AS INTEGER) AS stay_id,
-    CAST(starttime AS TIMESTAMP) AS starttime,
-    CAST(endtime AS TIMESTAMP) AS endtime,
+    CAST(starttime AS {{ m4_type('datetime') }}) AS starttime,
+    CAST(endtime AS {{ m4_type('datetime') }}) AS endtime,
     -- Duplicate rows for the same interval collapse to the highest dose.
-    CAST(MAX(norepinephrine_equivalent_dose) AS DOUBLE) AS norepinephrine_equivalent_dose
+    CAST(MAX(norepinephrine_equivalent_dose) AS {{ m4_type('double') }}) AS norepinephrine_equivalent_dose
 FROM interval_doses
 GROUP BY stay_id, starttime, endtime

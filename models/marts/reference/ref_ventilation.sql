@@ -23,7 +23,7 @@ numbered_episodes AS (
 SELECT
     CAST(stay_id AS INTEGER) AS stay_id,
     CAST(ventilation_seq AS BIGINT) AS ventilation_seq,
-    CAST(starttime AS TIMESTAMP) AS starttime,
-    CAST(endtime AS TIMESTAMP) AS endtime,
-    CAST(ventilation_status AS VARCHAR) AS ventilation_status
+    CAST(starttime AS {{ m4_type('datetime') }}) AS starttime,
+    CAST(endtime AS {{ m4_type('datetime') }}) AS endtime,
+    CAST(ventilation_status AS {{ m4_type('string') }}) AS ventilation_status
 FROM numbered_episodes

@@ -33,7 +33,7 @@ admission_age AS (
         -- anchor_age is the age on 1 January of anchor_year; add the time since then
         -- in years of 365.2422 days (31,556,908,800,000 microseconds).
         pat.anchor_age
-        + {{ dbt.datediff("MAKE_TIMESTAMP(pat.anchor_year, 1, 1, 0, 0, 0)", "adm.admittime", "microsecond") }}
+        + {{ dbt.datediff(m4_year_start('pat.anchor_year'), "adm.admittime", "microsecond") }}
         / 31556908800000.0 AS age
     FROM admissions AS adm
     INNER JOIN patients AS pat

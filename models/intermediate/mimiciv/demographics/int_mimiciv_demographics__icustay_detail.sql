@@ -52,7 +52,7 @@ stay_detail AS (
         {{ dbt.datediff('adm.admittime', 'adm.dischtime', 'microsecond') }} / 86400000000.0 AS los_hospital,
         -- fractional age as in the age model (m4-infra snapshot; mimic-code HEAD uses whole years)
         pat.anchor_age
-        + {{ dbt.datediff("MAKE_TIMESTAMP(pat.anchor_year, 1, 1, 0, 0, 0)", "adm.admittime", "microsecond") }}
+        + {{ dbt.datediff(m4_year_start('pat.anchor_year'), "adm.admittime", "microsecond") }}
         / 31556908800000.0 AS admission_age,
         adm.race,
         adm.hospital_expire_flag,

@@ -19,15 +19,14 @@ hour_ranges AS (
         stay_id,
         -- the end of hour 0 is intime_hr rounded up to the next whole hour
         CASE
-            WHEN DATE_TRUNC('hour', intime_hr) = intime_hr THEN intime_hr
-            ELSE {{ dbt.dateadd('hour', 1, "DATE_TRUNC('hour', intime_hr)") }}
+            WHEN {{ m4_datetime_trunc('hour', 'intime_hr') }} = intime_hr THEN intime_hr
+            ELSE {{ dbt.dateadd('hour', 1, m4_datetime_trunc('hour', 'intime_hr')) }}
         END AS first_endtime,
-        GENERATE_SERIES(
-            -24,
-            {{ dbt.safe_cast(
+        {{ m4_integer_series(
+            '-24',
+            dbt.safe_cast(
                 "CEIL(" ~ dbt.datediff("intime_hr", "outtime_hr", "microsecond") ~ " / 3600000000.0)",
-                "INTEGER") }}
-        ) AS hour_offsets
+                "INTEGER")) }} AS hour_offsets
     FROM stay_times
 
 ),
@@ -36,10 +35,10 @@ stay_hours AS (
 
     SELECT
         hour_ranges.stay_id,
-        CAST(offsets.hr AS BIGINT) AS hr,
-        hour_ranges.first_endtime + CAST(offsets.hr AS BIGINT) * INTERVAL '1' HOUR AS endtime
+        CAST(hr AS BIGINT) AS hr,
+        {{ dbt.dateadd('hour', 'hr', 'hour_ranges.first_endtime') }} AS endtime
     FROM hour_ranges
-    CROSS JOIN UNNEST(hour_ranges.hour_offsets) AS offsets (hr)
+    CROSS JOIN {{ m4_unnest('hour_ranges.hour_offsets', 'hr') }}
 
 )
 

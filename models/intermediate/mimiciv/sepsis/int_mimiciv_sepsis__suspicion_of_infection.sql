@@ -15,7 +15,7 @@ WITH antibiotics AS (
         stay_id,
         antibiotic,
         starttime AS antibiotic_time,
-        {{ dbt.date_trunc('day', 'starttime') }} AS antibiotic_date,
+        {{ m4_datetime_trunc('day', 'starttime') }} AS antibiotic_date,
         ROW_NUMBER() OVER (
             PARTITION BY subject_id
             ORDER BY
@@ -106,7 +106,7 @@ cultures_before_antibiotic AS (
         ab.subject_id,
         ab.ab_id,
         me.micro_specimen_id,
-        CAST(me.chartdate AS TIMESTAMP) AS culture_time,
+        CAST(me.chartdate AS {{ m4_type('datetime') }}) AS culture_time,
         me.positiveculture,
         me.spec_type_desc,
         me.chartdate,
@@ -144,7 +144,7 @@ cultures_after_antibiotic AS (
         ab.subject_id,
         ab.ab_id,
         me.micro_specimen_id,
-        CAST(me.chartdate AS TIMESTAMP) AS culture_time,
+        CAST(me.chartdate AS {{ m4_type('datetime') }}) AS culture_time,
         me.positiveculture,
         me.spec_type_desc,
         me.chartdate,
