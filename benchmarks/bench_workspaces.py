@@ -7,12 +7,11 @@ databases: ``m4agent quickstart --patients 4700`` (5,111 ICU stays).
 
 - **ours**: ``prepare(data_dir, "native")`` (the read-only Parquet export of
   ``mimiciv_hosp``, ``mimiciv_icu``, ``mimiciv_derived`` and ``eicu_crd``, counted
-  whole), then per task ``plan_for``, ``mounts`` (its hard-link folder), the plan
-  written as JSON and ``setup_database.py`` run as a process, as the container's
-  setup runs it (DATA_ROOT = the mount folder standing in for ``/data``), one per
-  core at a time (``--setup-workers``) as a campaign's workers would run them; a
-  process costs about 0.2 s, most of it starting Python and importing DuckDB, and
-  one process uses one core where DuckDB's copies use all of them.
+  whole), then per task ``plan_for`` and ``mounts`` (its hard-link folder), one
+  database per distinct plan (13 for the 28 tasks) made by one ``setup_database.py``
+  process, as the harness makes its templates at a campaign's start
+  (``m4agent/harness/templates.py``; DATA_ROOT = the mount folder standing in for
+  ``/data``), and a copy of the task's database into each of the 28 workspaces.
 - **M4Bench, tables**: per task, M4Bench's ``setup_agent_db``: ``shutil.copy2`` of
   the source database, DROP of the task's relations (raw tasks: every relation of
   ``mimiciv_derived``), then ``compact_duckdb_file`` (ATTACH the copy and a new
@@ -27,8 +26,8 @@ databases: ``m4agent quickstart --patients 4700`` (5,111 ICU stays).
   not counted (M4Bench's ``m4 init`` does it once), while our export is.
 
 M4Bench then copies the task's cached database into each run's folder (§1.5);
-``+ per-run copy`` times that for one run per task, the step our ``setup_database.py``
-run stands for, and the ratios are printed without and with it.
+``+ per-run copy`` times that for one run per task, the step our copy of a template
+stands for, and the ratios are printed without and with it.
 
 Disk is what each side leaves on disk (blocks of distinct files; hard links once),
 not counting the source databases. Each side runs ``--repeat`` times from scratch,
@@ -48,7 +47,6 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import duckdb
@@ -113,7 +111,7 @@ def link_or_copy(source: Path, target: Path) -> None:
 
 
 def ours(
-    data_dir: Path, work: Path, tasks: dict[str, Task], workers: int
+    data_dir: Path, work: Path, tasks: dict[str, Task]
 ) -> tuple[float, float, int, dict[str, float]]:
     """Time and disk of our preparation of every task's workspace, from scratch."""
     scratch = work / "ours"
@@ -125,24 +123,31 @@ def ours(
     start, cpu = time.perf_counter(), cpu_seconds()
     root = prepare(scratch / "data", "native")
     exported = time.perf_counter()
-    commands = []
+    # As the harness does (m4agent/harness/templates.py): one database per distinct plan, built by one
+    # setup_database.py process, then copied into each task's workspace.
+    templates = scratch / "templates"
+    templates.mkdir()
+    args: list[str] = []
+    per_task: dict[str, Path] = {}
     for name, task in tasks.items():
         plan = plan_for(task, scratch / "data", "native")
         [(folder, _)] = mounts(plan, root)
-        run = runs / name
-        run.mkdir()
-        plan_file = plan.write(run / "plan.json")
-        commands.append(
-            [sys.executable, str(SETUP_SCRIPT), str(plan_file), str(folder), str(run / "database.duckdb")]
-        )
+        template = templates / f"{plan.digest[:24]}.duckdb"
+        if template not in per_task.values():
+            args += [str(plan.write(templates / f"{plan.digest[:24]}.json")), str(folder), str(template)]
+        per_task[name] = template
     planned = time.perf_counter()
-    with ThreadPoolExecutor(max_workers=workers) as pool:
-        list(pool.map(lambda command: subprocess.run(command, check=True), commands))
+    subprocess.run([sys.executable, str(SETUP_SCRIPT), *args], check=True)
+    built = time.perf_counter()
+    for name, template in per_task.items():
+        (runs / name).mkdir()
+        shutil.copyfile(template, runs / name / "database.duckdb")
     seconds, cpu = time.perf_counter() - start, cpu_seconds() - cpu
     phases = {
         "export": exported - start,
         "plans and mounts": planned - exported,
-        f"setup_database.py ({workers} at a time)": seconds - (planned - start),
+        f"setup_database.py ({len(args) // 3} distinct plans, one process)": built - planned,
+        "copies into 28 workspaces": seconds - (built - start),
     }
     return seconds, cpu, disk_bytes(scratch / "data" / "workspaces", runs), phases
 
@@ -288,12 +293,6 @@ def main() -> None:
     parser.add_argument("--patients", type=int, default=4700, help="when the data directory must be built")
     parser.add_argument("--work", type=Path, default=Path("/tmp/m4agent-bench-workspaces"))
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument(
-        "--setup-workers",
-        type=int,
-        default=os.cpu_count() or 1,
-        help="setup_database.py processes at a time (default: one per core, as a campaign's workers run them)",
-    )
     args = parser.parse_args()
     data_dir = args.data_dir.resolve()
     ensure_built(data_dir, args.patients)
@@ -309,7 +308,7 @@ def main() -> None:
     our_phases: list[dict[str, float]] = []
 
     def run_ours() -> tuple[float, float, int]:
-        seconds, cpu, disk, phases = ours(data_dir, work, tasks, args.setup_workers)
+        seconds, cpu, disk, phases = ours(data_dir, work, tasks)
         our_phases.append(phases)
         return seconds, cpu, disk
 

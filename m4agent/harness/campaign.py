@@ -44,7 +44,7 @@ from typing import Any
 
 from m4agent import interrupts
 from m4agent.errors import M4AgentError
-from m4agent.harness import canary, ledger, records
+from m4agent.harness import canary, ledger, records, templates
 from m4agent.harness import container as docker_layer
 from m4agent.harness.conditions import skill_name_conflicts
 from m4agent.harness.egress import policy_for
@@ -164,18 +164,6 @@ def _git_commit() -> str:
         return "unknown"
 
 
-def _stamps_digest(data_dir: Path, schema: str) -> str:
-    """A digest of the variant's export stamps (each names its source database's state and tables)."""
-    import hashlib
-
-    from m4agent.workspaces.paths import variant_dir
-
-    digest = hashlib.sha256()
-    for stamp in sorted(variant_dir(data_dir, schema).rglob("*stamp*.json")):
-        digest.update(stamp.name.encode() + b"\0" + stamp.read_bytes())
-    return digest.hexdigest()
-
-
 def _conflicts(tasks: dict[str, Task]) -> dict[str, list[str]]:
     """Skill names whose folders differ between tasks (with-skill-all keeps M4Bench's choice)."""
     return {name: list(owners) for name, owners in skill_name_conflicts(tasks).items()}
@@ -192,7 +180,7 @@ def _write_lock(campaign_dir: Path, ctx: RunContext, matrix: Matrix, tasks: dict
         "project_commit": _git_commit(),
         "tasks": {name: tasks[name].digest for name in used},
         "run_digests": {spec.key: spec.task_digest for spec in matrix.runs},
-        "databases": {schema: _stamps_digest(ctx.data_dir, schema)
+        "databases": {schema: templates.export_digest(ctx.data_dir, schema)
                       for schema in sorted({spec.schema for spec in matrix.runs})},
         "skill_name_conflicts": _conflicts(tasks) if any(s.condition == "with-skill-all" for s in matrix.runs)
         else {},
@@ -402,12 +390,14 @@ def run(campaign_dir: Path, data_dir: Path, workers: int | None = None, wait: bo
             for schema in sorted({spec.schema for spec in specs}):
                 workspaces.prepare(data_dir, schema)
             truth = _truth_exports(campaign_dir, data_dir, tasks, {spec.task for spec in specs})
+        built = templates.build(engine, image, campaign_dir, data_dir, tasks, {(s.task, s.schema) for s in specs},
+                                meta["id"], matrix.limits)
         providers = sorted({p for entry in matrix.agents.values() for p in entry.agent.providers})
         ctx = RunContext(engine=engine, image=image, data_dir=data_dir, tasks=tasks, campaign_id=meta["id"],
                          campaign_dir=campaign_dir, policy=policy_for(providers, routes=routes), limits=matrix.limits,
                          secrets=secrets or {},
                          agent_options={name: entry.options for name, entry in matrix.agents.items()},
-                         solutions=truth)
+                         solutions=truth, templates=built)
         _write_lock(campaign_dir, ctx, matrix, tasks, cli_versions(engine, image))
         if run_canary:
             report = canary.run_canary(ctx, specs)

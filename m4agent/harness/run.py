@@ -3,7 +3,7 @@
 ``run_attempt`` takes a planned run and an attempt folder and leaves in it:
 
 - ``workspace/``: what the agent saw and left (the database file is removed after
-  the run: it is a few kilobytes of views, rebuilt from the plan on demand);
+  the run: it is a few kilobytes of views, a copy of the campaign's template for the plan);
 - ``output.csv``: the agent's output, copied only if it is a regular file;
 - ``trace.log``: the agent's standard output and error, merged (bounded);
 - ``setup.log``, ``collect.log``: the harness's own phases;
@@ -11,8 +11,8 @@
 - ``attempt.json``: the outcome and its facts (``records.AttemptRecord``).
 
 The phases: the container starts with the egress forwarder as its main process;
-*setup* builds ``database.duckdb`` from the workspace plan inside the container (the
-container's DuckDB writes the file the agent's DuckDB reads); *agent* runs the
+*setup* waits for the forwarder (``database.duckdb`` is already in the workspace: a copy of
+the template the campaign built for the task's plan with the image's own DuckDB, ``templates``); *agent* runs the
 adapter's command as the non-root user with the instruction; *collect* copies the
 files the adapter names out of the (tmpfs) HOME. Each phase has its own time limit;
 the container is removed whatever happens, and the removal is verified.
@@ -62,6 +62,7 @@ class RunContext:
     secrets: Mapping[str, str] = field(default_factory=dict)
     agent_options: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     solutions: Mapping[str, Path] = field(default_factory=dict)  # task -> reference export (oracle)
+    templates: Mapping[tuple[str, str], Path] = field(default_factory=dict)  # (task, schema) -> its database
 
     def scratch(self) -> Path:
         """The campaign's scratch folder on the host (short: a Unix socket's path is at most 107 bytes);
@@ -174,8 +175,10 @@ def prepare_box(ctx: RunContext, spec: RunSpec, agent: Agent, workspace: Path, s
     runtime.mkdir()
     data_root = workspaces.data_root(ctx.data_dir, spec.schema)  # prepared once, at the campaign's start
     plan = workspaces.plan_for(task, ctx.data_dir, spec.schema)
-    plan.write(runtime / "plan.json")
-    shutil.copy(workspaces.SETUP_SCRIPT, runtime / "setup_database.py")
+    template = ctx.templates.get((spec.task, spec.schema))
+    if template is None:
+        raise M4AgentError(f"no workspace database built for {spec.task} ({spec.schema})")
+    shutil.copyfile(template, workspace / layout.DATABASE_NAME)  # kilobytes: the run's own database
     shutil.copy(FORWARDER, runtime / "forwarder.py")
     egress_dir = scratch / "egress"
     egress_dir.mkdir()
@@ -211,10 +214,9 @@ def prepare_box(ctx: RunContext, spec: RunSpec, agent: Agent, workspace: Path, s
                                                          "PYTHONHASHSEED": "0"})
 
 
-SETUP_COMMAND = ["bash", "-c", f"for i in $(seq 100); do [ -e {READY_FILE} ] && break; sleep 0.05; done; "
+SETUP_COMMAND = ["bash", "-c", f"for i in $(seq 200); do [ -e {READY_FILE} ] && break; sleep 0.05; done; "
                  f"[ -e {READY_FILE} ] || {{ echo 'egress forwarder not ready' >&2; exit 3; }}; "
-                 f"exec python3 {layout.RUNTIME}/setup_database.py {layout.RUNTIME}/plan.json "
-                 f"{layout.DATA} {layout.WORKSPACE}/{layout.DATABASE_NAME}"]
+                 f"[ -r {layout.WORKSPACE}/{layout.DATABASE_NAME} ] || {{ echo 'no database' >&2; exit 4; }}"]
 
 
 def _attempt_body(ctx: RunContext, spec: RunSpec, agent: Agent, attempt: Path, record: AttemptRecord,

@@ -20,6 +20,7 @@ was merged away is skipped, as M4Bench does: no task drops one).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from dataclasses import dataclass
@@ -72,6 +73,11 @@ class Plan:
             "format": PLAN_FORMAT,
             "relations": [{"schema": r.schema, "name": r.name, "path": r.path} for r in self.relations],
         }
+
+    @property
+    def digest(self) -> str:
+        """A hash of the plan's JSON: tasks with equal plans share one database template."""
+        return hashlib.sha256(json.dumps(self.to_dict(), sort_keys=True).encode()).hexdigest()
 
     def write(self, path: Path) -> Path:
         path.write_text(json.dumps(self.to_dict(), indent=2) + "\n")

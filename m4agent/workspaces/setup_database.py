@@ -1,10 +1,11 @@
 """Create a task's database: one view per planned relation over the mounted Parquet files.
 
-    python3 setup_database.py PLAN.json DATA_ROOT OUT.duckdb
+    python3 setup_database.py PLAN.json DATA_ROOT OUT.duckdb [PLAN.json DATA_ROOT OUT.duckdb ...]
 
-Runs inside the agent's container during setup (DATA_ROOT = the read-only data mount), so
-the database is made by the image's own DuckDB and its views name the container's paths;
-tests and the workspace benchmark run it on the host the same way. It needs only the
+Runs inside a container of the agent image (DATA_ROOT = the read-only data mount, ``/data``), so
+the database is made by the image's own DuckDB and its views name the container's paths; the
+harness builds one database per distinct plan at a campaign's start, in one process, and copies
+it into each run's workspace. Tests and the workspace benchmark run it on the host the same way. It needs only the
 standard library and ``duckdb``, and must stay so.
 
 The database holds the plan's schemas and, for each relation, exactly
@@ -86,11 +87,13 @@ def create(plan: Path, root: str, out: Path) -> None:
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 3:
-        print("usage: setup_database.py PLAN.json DATA_ROOT OUT.duckdb", file=sys.stderr)
+    if not argv or len(argv) % 3:
+        print("usage: setup_database.py PLAN.json DATA_ROOT OUT.duckdb [PLAN.json DATA_ROOT OUT.duckdb ...]",
+              file=sys.stderr)
         return 2
     try:
-        create(Path(argv[0]), argv[1], Path(argv[2]))
+        for start in range(0, len(argv), 3):  # many databases, one process: Python and DuckDB start once
+            create(Path(argv[start]), argv[start + 1], Path(argv[start + 2]))
     except (PlanError, OSError, ValueError, KeyError, duckdb.Error) as exc:
         print(f"setup_database: {exc}", file=sys.stderr)
         return 1
