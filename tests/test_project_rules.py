@@ -83,3 +83,55 @@ def test_every_model_has_a_primary_key_test(manifest: dict) -> None:
         if m["unique_id"] not in tested and not any(fnmatch.fnmatch(m["name"], p) for p in exempt)
     ]
     assert missing == []
+
+
+# Models whose key tests only warn, and why: their keys rest on the source data (event rows that
+# real MIMIC-IV or eICU may repeat), which must not take the references away (issue 21).
+# Every other model with a key test must have one at severity error.
+KEYS_THAT_WARN = {
+    "stg_*": "staging views carry the source tables' keys: a repeat in real data is reported, never blocking",
+    "int_eicu__*": "eICU nursecharting and intake/output rows keyed by source row ids and offsets real data repeats",
+    "int_mimiciv_medication__*": "inputevents/prescriptions rows are the grain; real orders repeat a start time",
+    "int_mimiciv_measurement__chemistry": "labevents specimens: a specimen_id repeated in the source is reported",
+    "int_mimiciv_measurement__complete_blood_count": "labevents specimens, as chemistry",
+    "int_mimiciv_measurement__blood_differential": "labevents specimens, as chemistry",
+    "int_mimiciv_measurement__cardiac_marker": "labevents specimens, as chemistry",
+    "int_mimiciv_measurement__coagulation": "labevents specimens, as chemistry",
+    "int_mimiciv_measurement__enzyme": "labevents specimens, as chemistry",
+    "int_mimiciv_measurement__inflammation": "labevents specimens, as chemistry",
+    "int_mimiciv_measurement__gcs": "chartevents GCS rows keyed by (stay_id, charttime) as charted",
+    "int_mimiciv_measurement__height": "chartevents height rows keyed by (stay_id, charttime) as charted",
+    "int_mimiciv_demographics__weight_durations": "charted weights may share a start time in real data",
+    "int_mimiciv_organfailure__kdigo_uo": "joins weight durations by time: overlapping durations in real data repeat a row",
+    "int_mimiciv_organfailure__kdigo_stages": "built on kdigo_uo (above)",
+    "int_mimiciv_treatment__rrt": "charted dialysis rows keyed as charted",
+    "int_mimiciv_treatment__invasive_line": "procedureevents lines keyed as charted",
+}
+
+
+def _key_tests(manifest: dict) -> dict[str, list[str]]:
+    """Model name -> the severities of its uniqueness (primary-key) tests."""
+    severities: dict[str, list[str]] = {}
+    for node in manifest["nodes"].values():
+        if node["resource_type"] != "test":
+            continue
+        if node.get("test_metadata", {}).get("name", "") not in {"unique", "unique_combination_of_columns"}:
+            continue
+        for dependency in node["depends_on"]["nodes"]:
+            if dependency.startswith("model.m4agent."):
+                severities.setdefault(dependency.split(".")[-1], []).append(node["config"]["severity"].lower())
+    return severities
+
+
+def test_primary_keys_fail_the_build(manifest: dict) -> None:
+    """A model with a key has a key test at severity error, unless KEYS_THAT_WARN says why not."""
+    unenforced = [model for model, severities in sorted(_key_tests(manifest).items())
+                  if "error" not in severities and not any(fnmatch.fnmatch(model, p) for p in KEYS_THAT_WARN)]
+    assert unenforced == []
+
+
+def test_every_key_exception_names_a_model_that_warns(manifest: dict) -> None:
+    """No stale entry: each KEYS_THAT_WARN pattern matches a model whose key tests all warn."""
+    warning = [model for model, severities in _key_tests(manifest).items() if "error" not in severities]
+    stale = [p for p in KEYS_THAT_WARN if not any(fnmatch.fnmatch(model, p) for model in warning)]
+    assert stale == []
