@@ -171,9 +171,14 @@ def main(argv: list[str] | None = None) -> int:
     sys.path[:0] = [str(TESTS)]
     import original_ground_truth as original
 
-    if not original.mirror_available():
-        print(f"the original M4Bench repository is not available at {original.ORIGINAL_REPO}; "
-              "set M4_ORIGINAL_REPO to a clone of hannesill/m4", file=sys.stderr)
+    try:
+        available = original.mirror_available()
+    except RuntimeError as error:
+        print(error, file=sys.stderr)
+        return 2
+    if not available:
+        print("the original M4Bench repository is needed: set M4_ORIGINAL_REPO to a clone of hannesill/m4",
+              file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory(prefix="m4agent-golden-out-") as scratch:
         out = Path(scratch)

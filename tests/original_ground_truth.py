@@ -25,14 +25,21 @@ ORIGINAL_REPO: Path | None = Path(os.environ["M4_ORIGINAL_REPO"]) if os.environ.
 
 
 def mirror_available() -> bool:
-    """True when $M4_ORIGINAL_REPO names a repository git can read."""
-    if ORIGINAL_REPO is None or not ORIGINAL_REPO.exists():
+    """True when $M4_ORIGINAL_REPO names a checkout of hannesill/m4; False when the variable is unset.
+
+    A variable that is set but names no readable checkout raises: a misconfigured run must
+    fail, not pass with the comparisons silently skipped.
+    """
+    if ORIGINAL_REPO is None:
         return False
     probe = subprocess.run(
         ["git", "-C", str(ORIGINAL_REPO), "cat-file", "-e", "HEAD:benchmark/lib/compare.py"],
-        capture_output=True,
+        capture_output=True, text=True,
     )
-    return probe.returncode == 0
+    if probe.returncode != 0:
+        raise RuntimeError(f"M4_ORIGINAL_REPO={ORIGINAL_REPO} is not a readable checkout of hannesill/m4 "
+                           f"({probe.stderr.strip() or 'benchmark/lib/compare.py missing'}); fix or unset it")
+    return True
 
 
 @cache
