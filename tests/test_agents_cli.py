@@ -47,7 +47,7 @@ def _scored(run: Any) -> dict[str, Any]:
 def test_claude_completes_the_task_and_its_ledger_counts_every_token_once(tmp_path: Path, data_dir: Path) -> None:
     run = dry_run(tmp_path, data_dir, agent="claude", hosts=["api.anthropic.com"],
                   script=task_script("claude-sonnet-4-5"), model="claude-sonnet-4-5",
-                  secrets={"ANTHROPIC_API_KEY": "sk-ant-dryrun-0000"})
+                  secrets={"ANTHROPIC_API_KEY": "sk-ant-dryrun-0000"}, run_canary=True)
     ledger = _scored(run)
     # Anthropic: input uncached, cache writes and reads apart, output with thinking inside
     assert ledger["usage"] == {"input": 2550, "cache_read": 4100, "cache_write": 1800, "output": 235,
@@ -99,11 +99,10 @@ AGENTS = {  # how each CLI reaches the scripted server: hosts routed, secrets, o
 
 
 @pytest.mark.parametrize(("agent", "kind", "outcome"), [
-    ("claude", "rate_limit", Outcome.QUOTA), ("claude", "quota", Outcome.QUOTA),
-    ("claude", "server_error", Outcome.INFRA_ERROR), ("claude", "invalid_key", Outcome.INFRA_ERROR),
-    ("codex", "quota", Outcome.QUOTA), ("gemini", "quota", Outcome.QUOTA),
-    ("gemini", "invalid_key", Outcome.INFRA_ERROR), ("pi", "invalid_key", Outcome.INFRA_ERROR),
-])
+    ("claude", "rate_limit", Outcome.QUOTA), ("claude", "server_error", Outcome.INFRA_ERROR),
+    ("claude", "invalid_key", Outcome.INFRA_ERROR), ("codex", "quota", Outcome.QUOTA),
+    ("gemini", "quota", Outcome.QUOTA), ("pi", "invalid_key", Outcome.INFRA_ERROR),
+])  # (each CLI's other messages are mapped in test_agents_options, from the traces these runs left)
 def test_a_provider_failure_is_never_the_models_zero(agent: str, kind: str, outcome: Outcome, tmp_path: Path,
                                                      data_dir: Path) -> None:
     hosts, secrets, options = AGENTS[agent]

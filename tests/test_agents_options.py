@@ -125,3 +125,28 @@ def test_claude_takes_a_per_run_budget_cap_and_refuses_a_nonsense_one() -> None:
     assert argv[argv.index("--max-budget-usd") + 1] == "2.5"
     with pytest.raises(M4AgentError, match="max_budget_usd must be a positive number"):
         get_agent("claude").version_for({"max_budget_usd": "lots"})
+
+
+# Error events as the CLIs printed them against the scripted server's failures (codex 0.124, gemini 0.39.1, pi 0.70.2)
+CLI_ERRORS = [
+    ("codex", '{"type":"turn.failed","error":{"message":"exceeded retry limit, last status: 429 Too Many Requests"}}',
+     "quota"),
+    ("codex", '{"type":"turn.failed","error":{"message":"We\'re currently experiencing high demand, which may cause '
+              'temporary errors."}}', "infra_error"),
+    ("codex", '{"type":"turn.failed","error":{"message":"unexpected status 401 Unauthorized: Incorrect API key '
+              'provided"}}', "infra_error"),
+    ("gemini", '{"type":"result","status":"error","error":{"type":"unknown","message":"[API Error: You have '
+               'exhausted your daily quota on this model.]"}}', "quota"),
+    ("gemini", '{"type":"result","status":"error","error":{"type":"unknown","message":"[API Error: API key not '
+               'valid. Please pass a valid API key.]"}}', "infra_error"),
+    ("pi", '{"type":"message_end","message":{"role":"assistant","stopReason":"error","errorMessage":"429 You '
+           'exceeded your current quota, please check your plan and billing details."}}', "quota"),
+    ("pi", '{"type":"message_end","message":{"role":"assistant","stopReason":"error","errorMessage":"401 Incorrect '
+           'API key provided: sk-****."}}', "infra_error"),
+]
+
+
+@pytest.mark.parametrize(("name", "line", "outcome"), CLI_ERRORS)
+def test_each_cli_provider_error_maps_to_a_retryable_outcome(name: str, line: str, outcome: str) -> None:
+    found = get_agent(name).failure(line + "\n")
+    assert found is not None and found[0] == outcome
