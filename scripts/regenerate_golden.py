@@ -14,6 +14,9 @@ by ``$M4_ORIGINAL_REPO`` (a bare mirror works):
 - ``tests/fixtures/grading/golden_verdicts.json``: M4Bench's verdict (reward, match
   rates, strict pass, key metrics) on every case of the grading corpus
   (``tests/fixtures/grading/corpus.py``);
+- ``tests/fixtures/golden/perturbed_verdicts.json``: M4Bench's verdict on perturbed copies
+  of the ground truth of every task without ties (``m4agent.grading.perturb``, see
+  ``tests/support/golden.py``), with each output's SHA-256;
 - ``tests/fixtures/golden/provenance.json``: what made them (original commit,
   m4-infra, pandas and DuckDB versions, seed, size, SHA-256 of each file).
 
@@ -106,6 +109,25 @@ def _verdicts(work: Path) -> dict[str, dict]:
     return verdicts
 
 
+def _perturbed_verdicts(work: Path, golden_dir: Path) -> dict[str, dict]:
+    """M4Bench's verdict on each perturbed copy of the original's ground truth (tests/support/golden.py)."""
+    from fixtures.grading import original
+    from support import golden
+
+    from m4agent.registry import all_tasks
+
+    tasks = all_tasks()
+    verdicts = {}
+    for run_id, name, path, digest in golden.perturbed_outputs(work, golden_dir):
+        truth = work / f"{name}.truth.csv"
+        if not truth.exists():
+            truth.write_bytes(gzip.decompress((golden_dir / "truth" / f"{name}.csv.gz").read_bytes()))
+        verdict = original.evaluate(tasks[name].path, path, truth)
+        verdicts[run_id] = {"task": name, "sha256": digest, **{k: verdict[k] for k in (
+            "reward", "strict_pass", "match_rates", "key_precision", "extra_keys", "agent_unique_keys")}}
+    return verdicts
+
+
 def regenerate(out: Path) -> None:
     """Write a complete golden set under ``out`` (``golden/`` and ``golden_verdicts.json``)."""
     with tempfile.TemporaryDirectory(prefix="m4agent-golden-") as scratch:
@@ -113,6 +135,8 @@ def regenerate(out: Path) -> None:
         ties = _truths(work / "references", out / "golden")
         (out / "golden" / "ties.json").write_text(json.dumps(ties, indent=1, sort_keys=True) + "\n")
         verdicts = _verdicts(work / "grading")
+        perturbed = _perturbed_verdicts(work / "perturbed", out / "golden")
+        (out / "golden" / "perturbed_verdicts.json").write_text(json.dumps(perturbed, indent=1, sort_keys=True) + "\n")
     (out / "golden_verdicts.json").write_text(json.dumps(verdicts, indent=1, sort_keys=True) + "\n")
     files = sorted(p for p in (out / "golden").rglob("*") if p.is_file()) + [out / "golden_verdicts.json"]
     provenance = {

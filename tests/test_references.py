@@ -350,3 +350,32 @@ def test_original_ties_leave_most_keys_compared(
         tied = [r for r in rows[1:] if tuple(r[i] for i in idx) in keys]
         assert tied, f"{tie.name}: the edge-case data plants no such tie for {task_name}"
         assert len(tied) <= (len(rows) - 1) / 2, f"{tie.name}: {len(tied)} of {len(rows) - 1} keys of {task_name}"
+
+
+@pytest.fixture(scope="module")
+def perturbed_graded(data_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, dict]:
+    """Our grades of the perturbed copies of the original's truth (tests/support/golden.py), graded
+    against our references in one pass, with the SHA-256 of each output as made here."""
+    from m4agent.grading.grade import grade_runs
+    from m4agent.grading.loader import Run
+
+    outputs = golden.perturbed_outputs(tmp_path_factory.mktemp("perturbed"))
+    results = grade_runs([Run(run_id, TASKS[name], path) for run_id, name, path, _ in outputs], data_dir)
+    return results, {run_id: digest for run_id, _, _, digest in outputs}
+
+
+def test_perturbed_outputs_are_those_graded_by_m4bench(perturbed_graded: tuple[dict, dict]) -> None:
+    """The perturbation generator still makes the outputs M4Bench judged (else rerun scripts/regenerate_golden.py)."""
+    expected = {run_id: verdict["sha256"] for run_id, verdict in golden.perturbed_verdicts().items()}
+    assert perturbed_graded[1] == expected
+
+
+@pytest.mark.parametrize("run_id", sorted(golden.perturbed_verdicts()))
+def test_perturbed_reference_grades_as_m4bench(run_id: str, perturbed_graded: tuple[dict, dict]) -> None:
+    """A perturbed copy of the original's truth gets M4Bench's verdict when graded against our reference."""
+    expected, ours = golden.perturbed_verdicts()[run_id], perturbed_graded[0][run_id]
+    rounded = {c: round(float(r), 8) for c, r in ours["match_rates"].items()}
+    assert (round(float(ours["reward"]), 8), ours["strict_pass"], rounded) == (
+        expected["reward"], expected["strict_pass"], expected["match_rates"])
+    assert (ours["agent_unique_keys"], ours["extra_keys"], round(float(ours["key_precision"]), 8)) == (
+        expected["agent_unique_keys"], expected["extra_keys"], expected["key_precision"])

@@ -34,9 +34,9 @@ def provenance() -> dict:
     return json.loads((GOLDEN / "provenance.json").read_text())
 
 
-def truth_rows(task_name: str) -> list[list[str]]:
+def truth_rows(task_name: str, golden_dir: Path = GOLDEN) -> list[list[str]]:
     """The original's ground truth of ``task_name`` (header first), as CSV text cells."""
-    text = gzip.decompress((GOLDEN / "truth" / f"{task_name}.csv.gz").read_bytes()).decode("utf-8")
+    text = gzip.decompress((golden_dir / "truth" / f"{task_name}.csv.gz").read_bytes()).decode("utf-8")
     return [list(row) for row in csv.reader(io.StringIO(text))]
 
 
@@ -85,3 +85,45 @@ def keyed(rows: list[list[str]], key_columns: list[str], columns: list[str]) -> 
         assert key not in out, f"duplicate key {key}"
         out[key] = tuple(canonical(row[i]) for i in value_idx)
     return out
+
+
+PERTURBED = GOLDEN / "perturbed_verdicts.json"
+
+
+def tie_tasks() -> set[str]:
+    """Tasks with keys where the original's value is an arbitrary tie (left out of the perturbed verdicts:
+    our reference and the original's truth may differ there, so one verdict cannot hold for both)."""
+    return set(json.loads((GOLDEN / "ties.json").read_text()))
+
+
+def perturbed_outputs(out_dir: Path, golden_dir: Path = GOLDEN) -> list[tuple[str, str, Path, str]]:
+    """Agent outputs made from the original's ground truth by m4agent.grading.perturb (every third
+    perturbation of each task without ties, random.Random(3) per task), written under ``out_dir``.
+
+    Returns (run id, task, path, SHA-256 of the text, or "missing" where no file is written) per output.
+    """
+    import random
+
+    from m4agent.grading.perturb import perturbations
+    from m4agent.registry import all_tasks
+
+    outputs = []
+    for name, task in sorted(all_tasks().items()):
+        if name in tie_tasks():
+            continue
+        makers = perturbations(task, truth_rows(name, golden_dir), random.Random(3))
+        for index in range(0, len(makers), 3):
+            text = makers[index]()
+            run_id = f"{name}.{index}"
+            path = out_dir / run_id / "output.csv"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            if text is not None:
+                path.write_text(text, newline="")
+            digest = hashlib.sha256(text.encode("utf-8")).hexdigest() if text is not None else "missing"
+            outputs.append((run_id, name, path, digest))
+    return outputs
+
+
+def perturbed_verdicts() -> dict[str, dict]:
+    """M4Bench's verdict on each perturbed output (see perturbed_outputs)."""
+    return json.loads(PERTURBED.read_text())
