@@ -1,0 +1,1 @@
+"""Exports of m4agent's tasks to other engines (Harbor)."""
