@@ -150,3 +150,10 @@ CLI_ERRORS = [
 def test_each_cli_provider_error_maps_to_a_retryable_outcome(name: str, line: str, outcome: str) -> None:
     found = get_agent(name).failure(line + "\n")
     assert found is not None and found[0] == outcome
+
+
+def test_pi_egress_reaches_its_cloud_provider_hosts_and_no_host_for_a_local_endpoint() -> None:
+    pi = get_agent("pi")
+    assert pi.providers_for({"provider": "anthropic"}) == ("anthropic",)
+    assert pi.providers_for(PI) == ()
+    assert get_agent("claude").providers_for({}) == ("anthropic",)

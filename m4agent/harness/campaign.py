@@ -392,7 +392,7 @@ def run(campaign_dir: Path, data_dir: Path, workers: int | None = None, wait: bo
             truth = _truth_exports(campaign_dir, data_dir, tasks, {spec.task for spec in specs})
         built = templates.build(engine, image, campaign_dir, data_dir, tasks, {(s.task, s.schema) for s in specs},
                                 meta["id"], matrix.limits)
-        providers = sorted({p for entry in matrix.agents.values() for p in entry.agent.providers})
+        providers = sorted({p for entry in matrix.agents.values() for p in entry.agent.providers_for(entry.options)})
         ctx = RunContext(engine=engine, image=image, data_dir=data_dir, tasks=tasks, campaign_id=meta["id"],
                          campaign_dir=campaign_dir, policy=policy_for(providers, routes=routes), limits=matrix.limits,
                          secrets=secrets or {},
@@ -443,8 +443,8 @@ def _work(ctx: RunContext, matrix: Matrix, pending: list[RunSpec], workers: int,
     def one(spec: RunSpec) -> None:
         entry = matrix.agents[spec.agent]
         folder = records.run_folder(ctx.campaign_dir, spec)
-        held = [caps[p] for p in entry.agent.providers if p in caps]
-        queues = set(entry.agent.providers or (entry.agent.name,))
+        held = [caps[p] for p in entry.agent.providers_for(entry.options) if p in caps]
+        queues = set(entry.agent.providers_for(entry.options) or (entry.agent.name,))
         while records.state(folder, matrix.max_retries) is RunState.PENDING:
             if interrupts.requested():
                 return

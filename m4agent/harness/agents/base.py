@@ -52,6 +52,11 @@ class Agent:
         """The version that enters the run key (the shell agent adds its script's digest)."""
         return self.version
 
+    def providers_for(self, options: Mapping[str, str]) -> tuple[str, ...]:
+        """The providers whose model hosts this agent's egress may reach with these options (``providers``
+        by default; an agent whose provider is an option, such as pi, says which)."""
+        return self.providers
+
     def usage(self, trace_text: str) -> dict[str, int]:
         """Token usage read from the trace; agents without one report nothing."""
         return {}

@@ -30,7 +30,8 @@ from m4agent.harness.ledger import Usage
 from m4agent.harness.trajectory import Step, text_of, tool_input
 
 LOCAL_PROVIDERS = ("ollama", "openai-compatible")
-PROVIDERS = (*LOCAL_PROVIDERS, "anthropic", "openai", "google")
+CLOUD_HOSTS = {"anthropic": "anthropic", "openai": "openai", "google": "google"}  # pi's name -> model_hosts.toml
+PROVIDERS = (*LOCAL_PROVIDERS, *CLOUD_HOSTS)
 
 
 class Pi(CliAgent):
@@ -70,6 +71,11 @@ class Pi(CliAgent):
         # pi wants its skills folder to exist; a condition without skills leaves none
         command[2] = command[2].replace('exec "$@"', f'mkdir -p {self.skills_dir}\nexec "$@"')
         return command
+
+    def providers_for(self, options) -> tuple[str, ...]:  # type: ignore[no-untyped-def]
+        """A cloud provider's model hosts (model_hosts.toml); a local endpoint is reached by a route only."""
+        provider = options.get("provider", "ollama")
+        return () if provider in LOCAL_PROVIDERS else (CLOUD_HOSTS[provider],)
 
     def pricing_provider(self, options) -> str:  # type: ignore[no-untyped-def]
         return str(options.get("provider", "ollama"))
