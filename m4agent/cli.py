@@ -154,6 +154,10 @@ for _command in campaign_app.registered_commands:
 app.add_typer(campaign_app, name="campaign")
 app.command("run")(guarded(run_one))
 app.command("doctor")(guarded(doctor))
+from m4agent.export.cli import export_app  # noqa: E402, I001  (wiring only)
+for _command in export_app.registered_commands:
+    _command.callback = guarded(_command.callback) if _command.callback else None
+app.add_typer(export_app, name="export")
 from m4agent.reports.cli import report  # noqa: E402, I001  (wiring only)
 app.command("report")(guarded(report))
 from m4agent.harness.model_server.cli import model_server  # noqa: E402, I001  (wiring only)

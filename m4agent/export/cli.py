@@ -1,0 +1,46 @@
+"""`m4agent export harbor`: the command-line wiring of m4agent.export.harbor."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+export_app = typer.Typer(help="Export the tasks to other engines: a Harbor dataset.", no_args_is_help=True)
+console = Console()
+
+
+@export_app.command("harbor")
+def harbor(
+    out: Annotated[Path, typer.Option("--out", help="Folder to write the Harbor tasks into (one folder each).")],
+    task: Annotated[list[str] | None, typer.Option("--task", help="A task to export (repeatable; default: "
+                                                   "all 28).")] = None,
+    condition: Annotated[list[str] | None, typer.Option("--condition", help="A condition (repeatable; "
+                                                        "default: no-skill).")] = None,
+    schema: Annotated[list[str] | None, typer.Option("--schema", help="A schema variant (repeatable; "
+                                                     "default: native).")] = None,
+    image: Annotated[str | None, typer.Option("--image", help="The image the environments start FROM "
+                                              "(default: this checkout's agent image, m4agent-agent:<tag>; "
+                                              "for cloud sandboxes, that image pushed to a registry).")] = None,
+    data_dir: Annotated[Path | None, typer.Option("--data-dir", help="Data directory with the built "
+                                                  "references (default as for every command).")] = None,
+) -> None:
+    """Write one Harbor task per (task, condition, schema): instruction, environment, oracle, verifier."""
+    from m4agent import workspaces
+    from m4agent.export.harbor import export_harbor
+    from m4agent.harness.image import image_tag
+    from m4agent.paths import resolve_data_dir
+
+    root = resolve_data_dir(data_dir)
+    console.print(f"data directory: {escape(str(root))}", style="dim")
+    schemas = tuple(schema or (workspaces.NATIVE,))
+    for variant in schemas:
+        workspaces.prepare(root, variant)
+    exported = export_harbor(out, root, image or image_tag(), task_names=task,
+                             conditions=tuple(condition or ("no-skill",)), schemas=schemas)
+    console.print(f"[green]wrote[/] {len(exported)} Harbor task(s) under {escape(str(out))}; next, with "
+                  f"Harbor (Python 3.12+): `harbor run -p {escape(str(exported[0].path))} -a oracle`",
+                  soft_wrap=True)
