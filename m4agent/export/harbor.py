@@ -224,23 +224,27 @@ def _reference_only_database(task: Task, data_dir: Path, target: Path) -> None:
 
 
 def verifier_script(task: Task) -> str:
-    """tests/test.sh: install m4agent, grade the output, write Harbor's reward and m4agent's result.
+    """tests/test.sh: install m4agent's dependencies, grade the output, write Harbor's reward and m4agent's result.
 
-    An output that cannot be graded still gets a reward (0, from m4agent's result); only a verifier
-    that cannot install m4agent fails, with the reason in the verifier's log."""
+    The agent image has Python 3.11 and pip but no venv module, so the dependencies go to a
+    ``--target`` folder and m4agent runs from its project copy under /tests (grading needs the
+    dbt project beside the package). An output that cannot be graded still gets a reward (0, from
+    m4agent's result); only a verifier that cannot install the dependencies fails, its reason in
+    the verifier's log."""
     output = f"{layout.WORKSPACE}/{layout.OUTPUT_NAME}"
     return f"""#!/bin/sh
 # Grades {output} with m4agent's rules (`m4agent grade`) and writes Harbor's reward file.
 set -eu
 mkdir -p /logs/verifier
-python3 -m venv /tmp/m4agent-venv
-/tmp/m4agent-venv/bin/pip install --quiet /tests/m4agent-project
+python3 -c 'import tomllib; print("\\n".join(tomllib.load(open("/tests/m4agent-project/pyproject.toml", "rb"))["project"]["dependencies"]))' \\
+    > /tmp/m4agent-requirements.txt
+python3 -m pip install --quiet --target /tmp/m4agent-lib -r /tmp/m4agent-requirements.txt
 cp -r /tests/truth /tmp/m4agent-data
 mkdir -p /tmp/m4agent-run
 cp {output} /tmp/m4agent-run/output.csv 2>/dev/null || true
 echo '{{"task": "{task.name}"}}' > /tmp/m4agent-run/run.json
-/tmp/m4agent-venv/bin/m4agent grade --results-root /tmp/m4agent-run --data-dir /tmp/m4agent-data --no-fail \\
-    > /logs/verifier/grade.log 2>&1
+PYTHONPATH=/tests/m4agent-project:/tmp/m4agent-lib python3 -m m4agent.cli grade --results-root /tmp/m4agent-run \\
+    --data-dir /tmp/m4agent-data --no-fail > /logs/verifier/grade.log 2>&1
 cp /tmp/m4agent-run/result.json /logs/verifier/result.json
 python3 -c 'import json; print(json.load(open("/logs/verifier/result.json"))["reward"])' > /logs/verifier/reward.txt
 """
