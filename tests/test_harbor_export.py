@@ -158,3 +158,47 @@ def test_harbors_task_model_accepts_every_folder(exported: list[HarborTask]) -> 
     done = subprocess.run([harbor_python, "-c", check, *(str(item.path) for item in exported)],
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-3000:]
+
+
+@pytest.mark.docker
+def test_exported_task_in_its_image_gives_the_oracle_reward_one(data_dir: Path, tmp_path: Path) -> None:
+    """The exported environment built on the agent image, its solve.sh run, then its verifier's grading.
+
+    Harbor itself is not used (its local environment needs the `docker compose` plugin) and the
+    verifier's one networked step, installing m4agent's dependencies, is replaced by mounting
+    this Python's own (the image's Python is 3.11 too): everything after it runs as exported."""
+    import sysconfig
+
+    from docker.client import DockerClient
+    from docker.errors import DockerException
+
+    from m4agent.harness.image import ensure_image
+
+    if sys.version_info[:2] != (3, 11):
+        pytest.skip("this Python's packages stand in for the verifier's install: they must be 3.11's, as the image's")
+    try:
+        client = DockerClient.from_env()
+        client.ping()
+    except DockerException as error:
+        if os.environ.get("CI"):
+            pytest.fail(f"no Docker engine answers ({error}); scripts/test starts one")
+        pytest.skip(f"no Docker engine answers ({error}); run scripts/test")
+    [item] = export_harbor(tmp_path / "harbor", data_dir, ensure_image(client), task_names=["mimic-sofa-24h"])
+    test_sh = (item.path / "tests" / "test.sh").read_text()
+    after_install = test_sh[test_sh.index("cp -r /tests/truth"):]
+    (tmp_path / "verify.sh").write_text(after_install)
+    tag = f"m4agent-harbor-test:{os.getpid()}"
+    client.images.build(path=str(item.path / "environment"), tag=tag, network_mode="none", rm=True)
+    try:
+        out = client.containers.run(
+            tag, ["sh", "-euc", "sh /solution/solve.sh && mkdir -p /logs/verifier && sh -eu /verify.sh "
+                  "&& cat /logs/verifier/reward.txt"],
+            user="root", network_mode="none", remove=True,
+            volumes={str(item.path / "tests"): {"bind": "/tests", "mode": "ro"},
+                     str(item.path / "solution"): {"bind": "/solution", "mode": "ro"},
+                     sysconfig.get_paths()["purelib"]: {"bind": "/tmp/m4agent-lib", "mode": "ro"},
+                     str(tmp_path / "verify.sh"): {"bind": "/verify.sh", "mode": "ro"}})
+    finally:
+        client.images.remove(tag, force=True)
+        client.close()
+    assert out.decode().strip().splitlines()[-1] == "1.0"
