@@ -44,3 +44,15 @@ def harbor(
     console.print(f"[green]wrote[/] {len(exported)} Harbor task(s) under {escape(str(out))}; next, with "
                   f"Harbor (Python 3.12+): `harbor run -p {escape(str(exported[0].path))} -a oracle`",
                   soft_wrap=True)
+
+
+@export_app.command("harbor-results")
+def harbor_results(
+    job_dir: Annotated[Path, typer.Argument(help="The job folder `harbor run` wrote.", show_default=False)],
+    out: Annotated[Path, typer.Option("--out", help="The run table to write (CSV), read by `m4agent report`.")],
+) -> None:
+    """Bring Harbor's trials of exported tasks back as a run table that `m4agent report` reads."""
+    from m4agent.export.harbor_results import run_table
+
+    path = run_table(job_dir, out)
+    console.print(f"[green]wrote[/] {escape(str(path))}; next: `m4agent report {escape(str(path))}`", soft_wrap=True)
