@@ -160,6 +160,38 @@ def test_harbors_task_model_accepts_every_folder(exported: list[HarborTask]) -> 
     assert done.returncode == 0, done.stderr[-3000:]
 
 
+def _harbor_trial(job: Path, name: str, task_name: str, started: str, verifier: dict | None,
+                  exception: bool = False) -> None:
+    """A trial folder as Harbor 0.26 writes it (the fields of its TrialResult that the table reads)."""
+    trial = job / name
+    trial.mkdir(parents=True)
+    (trial / "result.json").write_text(json.dumps({
+        "task_name": task_name, "trial_name": name, "started_at": started, "finished_at": started[:-2] + "59",
+        "agent_info": {"name": "oracle", "version": "1", "model_info": None},
+        "exception_info": {"exception_type": "AgentTimeoutError"} if exception else None}))
+    if verifier is not None:
+        (trial / "verifier").mkdir()
+        (trial / "verifier" / "result.json").write_text(json.dumps(verifier))
+
+
+def test_harbor_trials_come_back_as_a_run_table_report_reads(exported: list[HarborTask], tmp_path: Path) -> None:
+    from m4agent.export.harbor_results import run_table
+    from m4agent.reports.sources import load_table
+
+    item = exported[0]
+    graded = _grade(item.path, item.path / "solution" / "reference.csv", tmp_path / "graded")
+    job = tmp_path / "job"
+    name = f"m4agent/{item.path.name}"
+    _harbor_trial(job, "t2", name, "2026-12-01T10:05:00", graded)
+    _harbor_trial(job, "t1", name, "2026-12-01T10:00:00", None, exception=True)
+    runs = sorted(load_table(run_table(job, tmp_path / "runs.csv")), key=lambda r: r.trial)
+    assert [(r.task, r.condition, r.schema, r.trial, r.run_id) for r in runs] == [
+        (item.task, item.condition, item.schema, 1, "t1"), (item.task, item.condition, item.schema, 2, "t2")]
+    assert (runs[0].reward, runs[0].strict_pass) == (0.0, False)
+    assert (runs[1].reward, runs[1].strict_pass, runs[1].outcome) == (1.0, True, "scored")
+    assert runs[1].match_rates == graded["match_rates"]
+
+
 @pytest.mark.docker
 def test_exported_task_in_its_image_gives_the_oracle_reward_one(data_dir: Path, tmp_path: Path) -> None:
     """The exported environment built on the agent image, its solve.sh run, then its verifier's grading.
