@@ -129,6 +129,7 @@ def test_a_quota_stop_pauses_the_queue_and_the_campaign_resumes_without_losing_a
                   secrets={"ANTHROPIC_API_KEY": "sk-ant-dryrun-0000"}, runs=2)
     first, second = run.statuses
     assert first["states"] == {"pending": 2} and first["attempts"] == 1  # the queue stopped: no run burnt
+    assert first["stopped"] == ["anthropic"] and "stopped" not in second
     assert second["states"] == {"done": 2} and second["outcomes"] == {"scored": 2}
     per_run = sorted([a.outcome.value for a in records.attempts(folder)] for folder in run.run_folders())
     assert per_run == [["quota", "scored"], ["scored"]]  # one final attempt per run, none duplicated
@@ -141,3 +142,4 @@ def test_a_spent_campaign_budget_starts_no_more_runs(tmp_path: Path, data_dir: P
                   matrix_extra="[budget]\nper_campaign_usd = 0.001\n")
     (status,) = run.statuses
     assert status["states"] == {"done": 1, "pending": 1}  # the first run spent the budget; the second waits
+    assert status["stopped"] == ["budget"]

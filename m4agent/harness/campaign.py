@@ -416,7 +416,7 @@ def run(campaign_dir: Path, data_dir: Path, workers: int | None = None, wait: bo
                     grader.submit(spec)
                 elif state is RunState.PENDING:
                     pending.append(spec)
-            _work(ctx, matrix, pending, workers or matrix.workers, grader, on_event)
+            stopped = _work(ctx, matrix, pending, workers or matrix.workers, grader, on_event)
         except KeyboardInterrupt:
             # Ctrl-C: no new attempt starts, running containers are removed (their attempts end as
             # infra_error/interrupted), and runs not yet graded are graded by the next start.
@@ -426,11 +426,14 @@ def run(campaign_dir: Path, data_dir: Path, workers: int | None = None, wait: bo
         finally:
             grader.close()
         shutil.rmtree(Path(tempfile.gettempdir()) / f"m4a-{meta['id'][:8]}", ignore_errors=True)
-    return status(campaign_dir)
+    summary = status(campaign_dir)
+    if stopped:  # queues a quota refusal (a provider's name) or the spent budget ("budget") stopped
+        summary["stopped"] = sorted(stopped)
+    return summary
 
 
 def _work(ctx: RunContext, matrix: Matrix, pending: list[RunSpec], workers: int, grader: Grader,
-          on_event: Progress | None) -> None:
+          on_event: Progress | None) -> set[str]:
     caps = {provider: threading.Semaphore(cap) for provider, cap in matrix.provider_caps.items()}
     # A quota refusal stops its provider's queue for this campaign run: its runs stay pending (quota
     # attempts never use up a run's retries) and the next `campaign run` resumes them. A campaign budget
@@ -449,7 +452,7 @@ def _work(ctx: RunContext, matrix: Matrix, pending: list[RunSpec], workers: int,
             if interrupts.requested():
                 return
             with guard:
-                if queues & stopped or "*budget*" in stopped:
+                if queues & stopped or "budget" in stopped:
                     return  # left pending for the next campaign run
             for sem in held:
                 sem.acquire()
@@ -465,7 +468,7 @@ def _work(ctx: RunContext, matrix: Matrix, pending: list[RunSpec], workers: int,
                 on_event("end", spec, record)
             with guard:
                 if "ledger" in record.extra and not budget.spend(record.extra["ledger"]):
-                    stopped.add("*budget*")
+                    stopped.add("budget")
                 if record.outcome is Outcome.QUOTA:
                     stopped.update(queues)
                     continue
@@ -481,6 +484,7 @@ def _work(ctx: RunContext, matrix: Matrix, pending: list[RunSpec], workers: int,
             future.result()
     finally:
         pool.shutdown(wait=not interrupts.requested(), cancel_futures=True)
+    return stopped
 
 
 def write_planned(campaign_dir: Path) -> str:
