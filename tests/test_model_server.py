@@ -212,3 +212,11 @@ def test_the_model_server_command_serves_a_script_and_says_how_to_route_to_it(tm
     finally:
         server.terminate()
         server.wait(timeout=30)
+
+
+def test_a_route_is_host_equals_address_colon_port() -> None:
+    from m4agent.harness.model_server.cli import parse_route
+
+    assert parse_route("api.anthropic.com=127.0.0.1:8443") == ("api.anthropic.com", "127.0.0.1", 8443)
+    with pytest.raises(M4AgentError, match="HOST=ADDRESS:PORT"):
+        parse_route("api.anthropic.com:8443")
