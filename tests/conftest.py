@@ -17,3 +17,13 @@ def mimic_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The default synthetic MIMIC-IV (200 patients, seed 42); treat it as read-only, copy it to write."""
     data_dir = tmp_path_factory.mktemp("mimic_seed42")
     return synthesize("mimic-iv", data_dir, patients=DEFAULT_PATIENTS, seed=DEFAULT_SEED)
+
+
+@pytest.fixture(scope="session")
+def harness_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A small data directory with every reference built, shared by the modules that run campaigns
+    (each campaign has a folder of its own; grading and the workspace exports take the data
+    directory's lock)."""
+    from support.harness import build_data_dir
+
+    return build_data_dir(tmp_path_factory.mktemp("harness_data"))

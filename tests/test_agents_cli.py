@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from support.dry_run import dry_run, task_script
-from support.harness import build_data_dir, docker_engine
+from support.harness import docker_engine
 
 from m4agent.harness import records
 from m4agent.harness.records import Outcome
@@ -29,8 +29,8 @@ def engine() -> Any:
 
 
 @pytest.fixture(scope="module")
-def data_dir(engine: Any, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_data_dir(tmp_path_factory.mktemp("agents_data"))
+def data_dir(engine: Any, harness_data_dir: Path) -> Path:
+    return harness_data_dir
 
 
 def _scored(run: Any) -> dict[str, Any]:

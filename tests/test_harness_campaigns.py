@@ -21,7 +21,6 @@ from typing import Any
 
 import pytest
 from support.harness import (
-    build_data_dir,
     campaign_id,
     cli,
     docker_engine,
@@ -46,8 +45,8 @@ def engine() -> Any:
 
 
 @pytest.fixture(scope="module")
-def data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_data_dir(tmp_path_factory.mktemp("harness_data"))
+def data_dir(harness_data_dir: Path) -> Path:
+    return harness_data_dir
 
 
 @pytest.fixture(scope="module")

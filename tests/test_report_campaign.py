@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.harness import build_data_dir, docker_engine, write_matrix
+from support.harness import docker_engine, write_matrix
 from support.task_tree import task_tree_with_skills
 
 from m4agent.harness import campaign, records
@@ -53,10 +53,10 @@ def _shell_script(truth: Path, folder: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def campaign_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def campaign_dir(tmp_path_factory: pytest.TempPathFactory, harness_data_dir: Path) -> Path:
     docker_engine()
     root = tmp_path_factory.mktemp("report_campaign")
-    data_dir = build_data_dir(root / "data")
+    data_dir = harness_data_dir
     tree = task_tree_with_skills(root / "tasks")
     script = _shell_script(export(SHELL_TASK, data_dir, root / "truth.csv"), root)
     matrix = write_matrix(root / "matrix.toml", f"""
