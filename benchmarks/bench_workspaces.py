@@ -155,8 +155,10 @@ def ours(
 # ---------------------------------------------------------------- M4Bench's way
 
 
-def make_table_sources(data_dir: Path, target: Path) -> dict[str, Path]:
-    """Databases holding only M4Bench's schemas, every relation a table (not timed)."""
+def _make_sources(data_dir: Path, target: Path,
+                  copy: Callable[[duckdb.DuckDBPyConnection, str, str], None]) -> dict[str, Path]:
+    """Databases holding only M4Bench's schemas, each relation made by ``copy(con, schema, table)`` from
+    the attached source ``s`` into ``d`` (not timed)."""
     sources = {}
     for dataset, schemas in M4BENCH_SCHEMAS.items():
         out = database_path(target, dataset)
@@ -172,47 +174,35 @@ def make_table_sources(data_dir: Path, target: Path) -> dict[str, Path]:
                     "ORDER BY 1",
                     [schema],
                 ).fetchall():
-                    con.execute(f'CREATE TABLE d.{schema}."{table}" AS SELECT * FROM s.{schema}."{table}"')
+                    copy(con, schema, table)
             con.close()
             os.replace(f"{out}.partial", out)
         sources[dataset] = out
     return sources
+
+
+def _copy_table(con: duckdb.DuckDBPyConnection, schema: str, table: str) -> None:
+    con.execute(f'CREATE TABLE d.{schema}."{table}" AS SELECT * FROM s.{schema}."{table}"')
+
+
+def make_table_sources(data_dir: Path, target: Path) -> dict[str, Path]:
+    """Every relation a table."""
+    return _make_sources(data_dir, target, _copy_table)
 
 
 def make_view_sources(data_dir: Path, target: Path) -> dict[str, Path]:
-    """M4Bench's shape: source tables as views over Parquet, derived tables materialised (not timed)."""
-    sources = {}
-    for dataset, schemas in M4BENCH_SCHEMAS.items():
-        out = database_path(target, dataset)
-        if not out.exists():
-            out.parent.mkdir(parents=True, exist_ok=True)
-            con = duckdb.connect()
-            con.execute(f"ATTACH '{database_path(data_dir, dataset)}' AS s (READ_ONLY)")
-            con.execute(f"ATTACH '{out}.partial' AS d")
-            for schema in schemas:
-                con.execute(f"CREATE SCHEMA d.{schema}")
-                for (table,) in con.execute(
-                    "SELECT table_name FROM duckdb_tables() WHERE database_name = 's' AND schema_name = ? "
-                    "ORDER BY 1",
-                    [schema],
-                ).fetchall():
-                    if schema == DERIVED:
-                        con.execute(
-                            f'CREATE TABLE d.{schema}."{table}" AS SELECT * FROM s.{schema}."{table}"'
-                        )
-                        continue
-                    parquet = target / "parquet" / schema / f"{table}.parquet"
-                    parquet.parent.mkdir(parents=True, exist_ok=True)
-                    con.execute(
-                        f"COPY s.{schema}.\"{table}\" TO '{parquet}' (FORMAT PARQUET, COMPRESSION ZSTD)"
-                    )
-                    con.execute(
-                        f"CREATE VIEW d.{schema}.\"{table}\" AS SELECT * FROM read_parquet('{parquet}')"
-                    )
-            con.close()
-            os.replace(f"{out}.partial", out)
-        sources[dataset] = out
-    return sources
+    """M4Bench's shape: source tables as views over Parquet, derived tables materialised."""
+
+    def copy(con: duckdb.DuckDBPyConnection, schema: str, table: str) -> None:
+        if schema == DERIVED:
+            _copy_table(con, schema, table)
+            return
+        parquet = target / "parquet" / schema / f"{table}.parquet"
+        parquet.parent.mkdir(parents=True, exist_ok=True)
+        con.execute(f"COPY s.{schema}.\"{table}\" TO '{parquet}' (FORMAT PARQUET, COMPRESSION ZSTD)")
+        con.execute(f"CREATE VIEW d.{schema}.\"{table}\" AS SELECT * FROM read_parquet('{parquet}')")
+
+    return _make_sources(data_dir, target, copy)
 
 
 def compact(db: Path) -> None:
