@@ -257,8 +257,8 @@ def test_transformed_task_database_names_nothing_native(
 
 def test_rewritten_instruction_has_no_mimic_or_native_schema_and_has_the_dictionary(data_dir: Path):
     task = TASKS["mimic-sofa-24h-raw"]
-    text = task.instruction
-    assert "MIMIC-IV" in text or "mimiciv_hosp" in text, "the test needs an instruction that names them"
+    # our instructions no longer name schemas (the preflight forbids it); M4Bench's do, so plant both
+    text = task.instruction + "\nThe MIMIC-IV source tables are in mimiciv_hosp and mimiciv_icu.\n"
     for variant in ("obfuscated", "restructured"):
         rewritten = rewrite_instruction(text, task, variant, data_dir)
         assert "MIMIC-IV" not in rewritten

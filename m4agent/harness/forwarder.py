@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import selectors
 import socket
 import sys
 import threading
@@ -48,62 +47,79 @@ def relay(
 ) -> tuple:
     """Copy bytes both ways between two connected sockets until both directions have ended.
 
-    A side that reaches end of stream has its direction closed (the other side gets a
-    write shutdown, so half-closed protocols keep working); the relay ends when both
-    directions are done, on an error (reset, broken pipe), after ``idle_timeout``
-    seconds without a byte either way, or when ``stop`` is set (checked every ``tick``).
-    Returns ``(bytes left->right, bytes right->left, why)`` with why one of
-    ``closed``, ``reset``, ``idle timeout``, ``stopped``. Closing the sockets is the
-    caller's job.
+    Each direction has a thread of its own, so a peer that sends while it is being sent to
+    (a full-duplex stream) never blocks the other direction. A side that reaches end of
+    stream has its direction closed (the other side gets a write shutdown, so half-closed
+    protocols keep working); the relay ends when both directions are done, on an error
+    (reset, broken pipe), after ``idle_timeout`` seconds without a byte either way, or when
+    ``stop`` is set (checked every ``tick``). Returns ``(bytes left->right, bytes
+    right->left, why)`` with why one of ``closed``, ``reset``, ``idle timeout``,
+    ``stopped``. Closing the sockets is the caller's job.
     """
-    peer = {left: right, right: left}
-    sent = {left: 0, right: 0}
-    for sock in (left, right):
-        sock.settimeout(SEND_TIMEOUT_S)
-    selector = selectors.DefaultSelector()
-    for sock in (left, right):
-        selector.register(sock, selectors.EVENT_READ)
-    reading = {left, right}
-    last_activity = time.monotonic()
-    why = "closed"
-    try:
-        while reading:
-            if stop is not None and stop.is_set():
-                why = "stopped"
-                break
-            ready = selector.select(timeout=tick)
-            if not ready:
-                if time.monotonic() - last_activity >= idle_timeout:
-                    why = "idle timeout"
-                    break
+    sent = {"up": 0, "down": 0}
+    state = {"last": time.monotonic(), "why": ""}
+    lock = threading.Lock()
+    finished = threading.Event()  # a direction failed, or the relay must stop: end both
+
+    def send_all(target: socket.socket, data: bytes) -> None:
+        # the sockets time out every tick (a timeout is per socket, shared by both directions), so a
+        # send is retried until it completes, the relay ends, or SEND_TIMEOUT_S passes without progress
+        view, since = memoryview(data), time.monotonic()
+        while view:
+            try:
+                count = target.send(view)
+            except socket.timeout:  # noqa: UP041  (an OSError, not TimeoutError, before 3.10)
+                if finished.is_set() or time.monotonic() - since > SEND_TIMEOUT_S:
+                    raise OSError("send timed out") from None
                 continue
-            last_activity = time.monotonic()
-            failed = False
-            for key, _mask in ready:
-                source = key.fileobj
-                assert isinstance(source, socket.socket)
-                target = peer[source]
+            view, since = view[count:], time.monotonic()
+
+    def pump(source: socket.socket, target: socket.socket, key: str) -> None:
+        try:
+            while not finished.is_set():
                 try:
                     data = source.recv(_CHUNK)
-                    if data:
-                        target.sendall(data)
-                        sent[source] += len(data)
-                        continue
-                except OSError:
-                    failed = True
-                    break
-                selector.unregister(source)
-                reading.discard(source)
-                try:
-                    target.shutdown(socket.SHUT_WR)
-                except OSError:
-                    pass
-            if failed:
-                why = "reset"
-                break
-    finally:
-        selector.close()
-    return sent[left], sent[right], why
+                except socket.timeout:  # noqa: UP041  (an OSError, not TimeoutError, before 3.10)
+                    continue
+                if not data:
+                    try:
+                        target.shutdown(socket.SHUT_WR)
+                    except OSError:
+                        pass
+                    return
+                send_all(target, data)
+                with lock:
+                    sent[key] += len(data)
+                    state["last"] = time.monotonic()
+        except OSError:
+            with lock:
+                state["why"] = state["why"] or "reset"
+            finished.set()
+
+    for sock in (left, right):
+        sock.settimeout(tick)
+    threads = [threading.Thread(target=pump, args=(left, right, "up"), daemon=True),
+               threading.Thread(target=pump, args=(right, left, "down"), daemon=True)]
+    for thread in threads:
+        thread.start()
+    while any(thread.is_alive() for thread in threads):
+        threads[0].join(tick)
+        threads[1].join(0)
+        if finished.is_set():
+            break
+        if stop is not None and stop.is_set():
+            with lock:
+                state["why"] = "stopped"
+            finished.set()
+        with lock:
+            idle = time.monotonic() - state["last"]
+        if idle >= idle_timeout:
+            with lock:
+                state["why"] = state["why"] or "idle timeout"
+            finished.set()
+    for thread in threads:
+        thread.join(SEND_TIMEOUT_S)
+    return sent["up"], sent["down"], state["why"] or "closed"
 
 
 def _close_quietly(sock: socket.socket) -> None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import threading
 from pathlib import Path
 
 from m4agent.errors import M4AgentError
@@ -44,7 +45,8 @@ def mount_folder(plan: Plan, variant_data_dir: Path) -> Path:
     folder = root.parent / "mounts" / hashlib.sha256(ident.encode()).hexdigest()[:24]
     if folder.is_dir():
         return folder
-    partial = folder.with_name(f".{folder.name}.{os.getpid()}.partial")
+    # one name per process and thread: a campaign's workers may make the same folder at once
+    partial = folder.with_name(f".{folder.name}.{os.getpid()}.{threading.get_ident()}.partial")
     shutil.rmtree(partial, ignore_errors=True)
     for rel in plan.files:
         target = partial / rel
