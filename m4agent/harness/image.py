@@ -148,7 +148,9 @@ def cli_versions(client: DockerClient, tag: str) -> dict[str, str]:
             network_mode="none",
             read_only=True,
             tmpfs={layout.TMP: "", layout.HOME: f"uid={layout.AGENT_UID},gid={layout.AGENT_UID}"},
-            remove=True,
+            # the engine removes it when it exits, even if this process is killed meanwhile (a campaign
+            # killed at its start left one such unlabelled container per kill with remove=True)
+            auto_remove=True,
             stdout=True,
             stderr=False,
         )
