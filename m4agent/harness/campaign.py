@@ -31,7 +31,6 @@ import os
 import queue
 import shutil
 import subprocess
-import tempfile
 import threading
 import time
 import uuid
@@ -51,7 +50,7 @@ from m4agent.harness.egress import policy_for
 from m4agent.harness.image import cli_versions, ensure_image, image_tag
 from m4agent.harness.matrix import Matrix, build, load_source
 from m4agent.harness.records import AttemptRecord, Outcome, RunSpec, RunState
-from m4agent.harness.run import RunContext, run_attempt
+from m4agent.harness.run import RunContext, run_attempt, scratch_root
 from m4agent.locking import data_dir_lock
 from m4agent.paths import PROJECT_ROOT
 from m4agent.registry import TASKS_DIR, Task, all_tasks
@@ -349,6 +348,18 @@ def _preflight(tasks_dir: Path) -> None:
                            f"{shown}{more}")
 
 
+@contextlib.contextmanager
+def _scratch(campaign_id: str) -> Iterator[None]:
+    """The campaign's scratch folder, emptied when a start begins (a killed harness's leftovers) and
+    removed when it ends, however it ends."""
+    folder = scratch_root(campaign_id)
+    shutil.rmtree(folder, ignore_errors=True)
+    try:
+        yield
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def _pin_data_dir(campaign_dir: Path, meta: dict[str, Any], data_dir: Path) -> None:
     """A campaign grades against one data directory: the first run records it, later runs must match."""
     given = str(data_dir.resolve())
@@ -374,14 +385,13 @@ def run(campaign_dir: Path, data_dir: Path, workers: int | None = None, wait: bo
     campaign_dir = campaign_dir.resolve()
     matrix, tasks, meta = _matrix(campaign_dir)
     specs = planned_runs(campaign_dir)
-    with _exclusive(campaign_dir, wait):
+    with _exclusive(campaign_dir, wait), _scratch(meta["id"]):
         _pin_data_dir(campaign_dir, meta, data_dir)
         _preflight(Path(meta["tasks_dir"]))
         engine = docker_layer.client()
         image = image_tag()
         ensure_image(engine)
         docker_layer.reap(engine, campaign=meta["id"])
-        shutil.rmtree(Path(tempfile.gettempdir()) / f"m4a-{meta['id'][:8]}", ignore_errors=True)
         for spec in specs:
             records.close_interrupted(records.run_folder(campaign_dir, spec))
         from m4agent import workspaces
@@ -425,7 +435,6 @@ def run(campaign_dir: Path, data_dir: Path, workers: int | None = None, wait: bo
             raise
         finally:
             grader.close()
-        shutil.rmtree(Path(tempfile.gettempdir()) / f"m4a-{meta['id'][:8]}", ignore_errors=True)
     summary = status(campaign_dir)
     if stopped:  # queues a quota refusal (a provider's name) or the spent budget ("budget") stopped
         summary["stopped"] = sorted(stopped)

@@ -47,6 +47,11 @@ COLLECT_DIR = ".m4agent-collected"
 READY_FILE = f"{layout.TMP}/egress-ready"
 
 
+def scratch_root(campaign_id: str) -> Path:
+    """A campaign's scratch folder on the host (short: a Unix socket's path is at most 107 bytes)."""
+    return Path(tempfile.gettempdir()) / f"m4a-{campaign_id[:8]}"
+
+
 @dataclass
 class RunContext:
     """What every attempt of a campaign shares."""
@@ -67,7 +72,7 @@ class RunContext:
     def scratch(self) -> Path:
         """The campaign's scratch folder on the host (short: a Unix socket's path is at most 107 bytes);
         removed at every campaign start, so a killed harness leaves nothing behind for long."""
-        path = Path(tempfile.gettempdir()) / f"m4a-{self.campaign_id[:8]}"
+        path = scratch_root(self.campaign_id)
         path.mkdir(mode=0o700, exist_ok=True)
         return path
 
