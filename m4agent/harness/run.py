@@ -70,8 +70,8 @@ class RunContext:
     templates: Mapping[tuple[str, str], Path] = field(default_factory=dict)  # (task, schema) -> its database
 
     def scratch(self) -> Path:
-        """The campaign's scratch folder on the host (short: a Unix socket's path is at most 107 bytes);
-        removed at every campaign start, so a killed harness leaves nothing behind for long."""
+        """The campaign's scratch folder (``scratch_root``), made on first use; ``campaign.run`` empties it
+        when a start begins and removes it when the start ends."""
         path = scratch_root(self.campaign_id)
         path.mkdir(mode=0o700, exist_ok=True)
         return path
