@@ -16,10 +16,10 @@ per-run baseline: every output read with its gzipped ground truth and compared
 with pandas, one run at a time. ``--baseline original`` (the default when the
 read-only mirror of hannesill/m4 is present, see tests/fixtures/grading/original.py)
 times M4Bench's own grading code; ``--baseline oracle`` times
-``pandas_oracle.grade``, this project's restatement of it, which skips the
+``pandas_oracle.grade`` (``tests/support``), this project's restatement of it, which skips the
 original's truth duplicate check and mismatch examples and so runs a little
-faster. Prints the times (each call split into loading the CSVs, dbt, and
-reading the results), the ratios, the largest reward difference and the
+faster. Prints the times (each call's wall time, and the part dbt reports in its
+log, ``DIR/dbt/logs/dbt.log``), the ratios, the largest reward difference and the
 baseline's time on the tasks with the most rows.
 """
 
@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import statistics
 import sys
 import time
@@ -35,21 +36,42 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import duckdb
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # the oracle and perturbations
 
-from m4agent.grading import pandas_oracle, truth_cache
-from m4agent.grading.grade import grade_results_root
-from m4agent.grading.perturb import perturbations, read_rows
-from m4agent.paths import database_path, resolve_data_dir
-from m4agent.registry import Task, all_tasks
+from support import pandas_oracle  # noqa: E402
+from support.perturb import perturbations, read_rows  # noqa: E402
+
+from m4agent import duckdb_session  # noqa: E402
+from m4agent.dbt_runner import artefact_dir  # noqa: E402
+from m4agent.grading import truth_cache  # noqa: E402
+from m4agent.grading.grade import grade_results_root  # noqa: E402
+from m4agent.paths import resolve_data_dir  # noqa: E402
+from m4agent.registry import Task, all_tasks  # noqa: E402
+
+# dbt's closing line, e.g. "Finished running 28 table models ... in 0 hours 0 minutes and 10.85 seconds (10.85s)."
+_DBT_FINISHED = re.compile(r"Finished running .* \((\d+(?:\.\d+)?)s\)")
+
+
+def dbt_seconds(data_dir: Path, log_offset: int) -> float | None:
+    """The run time dbt reported in its log after ``log_offset`` (the last such line), if any."""
+    log = artefact_dir(data_dir) / "logs" / "dbt.log"
+    if not log.exists():
+        return None
+    with log.open("rb") as handle:
+        handle.seek(log_offset)
+        found = _DBT_FINISHED.findall(handle.read().decode("utf-8", "replace"))
+    return float(found[-1]) if found else None
+
+
+def log_size(data_dir: Path) -> int:
+    log = artefact_dir(data_dir) / "logs" / "dbt.log"
+    return log.stat().st_size if log.exists() else 0
 
 
 def write_campaign(data_dir: Path, work: Path, variants: int, tasks: dict[str, Task]) -> dict[str, Path]:
     truth_dir = work / "truth"
     truth_dir.mkdir(parents=True, exist_ok=True)
-    con = duckdb.connect(str(database_path(data_dir, "mimic-iv")), read_only=True)
-    if database_path(data_dir, "eicu").exists():
-        con.execute(f"ATTACH '{database_path(data_dir, 'eicu')}' AS eicu (READ_ONLY)")
+    con = duckdb_session.connect(data_dir, read_only=True)
     try:
         # gzipped, as M4Bench ships its ground truth and its harness reads it for every run
         truth = {name: pandas_oracle.export_truth(con, task, truth_dir / f"{name}.csv.gz")
@@ -70,7 +92,6 @@ def write_campaign(data_dir: Path, work: Path, variants: int, tasks: dict[str, T
 
 def per_run_grader(choice: str) -> tuple[str, Callable[[Task, Path, Path], dict[str, Any]]]:
     """The baseline's name and its one-run grader (task, output CSV, truth CSV) -> reward and verdict."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
     from fixtures.grading import original
 
     if choice == "original" or (choice == "auto" and original.available()):
@@ -98,17 +119,19 @@ def main() -> None:
     runs = sorted((args.work / "runs").glob("*/*/run.json"))
     print(f"{len(runs)} outputs ({len(tasks)} tasks x {args.variants} variants)")
 
-    con = duckdb.connect(str(database_path(data_dir, "mimic-iv")))
+    con = duckdb_session.connect(data_dir)
     try:  # the first call renders the references, as a first grading of a data directory does
         truth_cache.forget(con)
     finally:
         con.close()
-    passes, phases = [], []
+    passes: list[float] = []
+    in_dbt: list[float | None] = []
     for _ in range(1 + max(args.steady, 1)):
-        phases.append({})
+        offset = log_size(data_dir)
         start = time.perf_counter()
-        ours = grade_results_root(args.work / "runs", data_dir, force=True, phases=phases[-1])
+        ours = grade_results_root(args.work / "runs", data_dir, force=True)
         passes.append(time.perf_counter() - start)
+        in_dbt.append(dbt_seconds(data_dir, offset))
     first_pass, steady = passes[0], passes[1:]
     one_pass = statistics.median(steady)
 
@@ -132,9 +155,10 @@ def main() -> None:
     print(f"one pass, first call (renders the truth):  {first_pass:8.1f} s")
     print(f"one pass (load + dbt build + result.json): {one_pass:8.1f} s "
           f"(median of {len(steady)} steady calls: {', '.join(f'{value:.1f}' for value in steady)} s)")
-    for index, seconds in enumerate(phases):
+    for index, (seconds, dbt) in enumerate(zip(passes, in_dbt, strict=True)):
         name = "first" if index == 0 else f"steady {index}"
-        print(f"  {name:8s}: " + ", ".join(f"{phase} {value:.1f} s" for phase, value in seconds.items()))
+        dbt_part = f"dbt's run {dbt:.1f} s (its log)" if dbt is not None else "dbt's run not in its log"
+        print(f"  {name:8s}: {seconds:.1f} s, of which {dbt_part}")
     print(f"per-run baseline ({baseline_name + '):':24s}  {per_run:8.1f} s")
     print(f"ratio (baseline / one pass):               {per_run / one_pass:8.2f}x "
           f"(slowest steady call {per_run / max(steady):.2f}x, first call {per_run / first_pass:.2f}x)")

@@ -20,7 +20,6 @@ columns in the task's order, sorts by the key columns, and writes:
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import datetime as dt
 import decimal
@@ -31,8 +30,7 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-import duckdb
-
+from m4agent import duckdb_session
 from m4agent.dbt_runner import artefact_dir
 from m4agent.errors import M4AgentError
 from m4agent.paths import database_path, resolve_data_dir
@@ -163,43 +161,6 @@ def find_relation(data_dir: Path, model: str) -> tuple[Relation, str]:
     return relation, dbt_version
 
 
-def _release_in_process_dbt() -> None:
-    """Close the DuckDB instance dbt-duckdb keeps open after an in-process dbt run.
-
-    ``dbtRunner`` caches one DuckDB environment per process; while it is open, DuckDB
-    refuses a read-only connection to the same file. The next dbt run opens a new one.
-    """
-    try:
-        from dbt.adapters.duckdb.connections import DuckDBConnectionManager
-    except ImportError:
-        return
-    environment = getattr(DuckDBConnectionManager, "_ENV", None)
-    if environment is not None:
-        with contextlib.suppress(Exception):
-            environment.close()
-    DuckDBConnectionManager.close_all_connections()
-
-
-def _connect(data_dir: Path) -> duckdb.DuckDBPyConnection:
-    """Read-only connection to the MIMIC-IV database with the eICU database attached as ``eicu``."""
-    mimic = database_path(data_dir, "mimic-iv")
-    eicu = database_path(data_dir, "eicu")
-    if not mimic.exists():
-        raise M4AgentError(
-            f"database {mimic} not found; run `m4agent quickstart --data-dir {data_dir}` "
-            f"or `m4agent data synth --data-dir {data_dir}` and `m4agent reference build`"
-        )
-    try:
-        con = duckdb.connect(str(mimic), read_only=True)
-    except duckdb.ConnectionException:
-        # A dbt run earlier in this process still holds the file with other settings.
-        _release_in_process_dbt()
-        con = duckdb.connect(str(mimic), read_only=True)
-    if eicu.exists():
-        con.execute(f"ATTACH '{eicu}' AS eicu (READ_ONLY)")
-    return con
-
-
 def _select_sql(relation: Relation, task: Task) -> str:
     columns = ", ".join(_quote(c) for c in task.required_columns)
     order = [*task.key_columns, *[c for c in task.required_columns if c not in task.key_columns]]
@@ -214,7 +175,7 @@ def export(task_name: str, data_dir: Path | str | None, out: Path) -> Path:
     relation, dbt_version = find_relation(root, task.reference_model)
     source_db = database_path(root, task.dataset)
 
-    con = _connect(root)
+    con = duckdb_session.connect(root, read_only=True)
     try:
         present = {
             row[0]

@@ -15,7 +15,7 @@ by ``$M4_ORIGINAL_REPO`` (a bare mirror works):
   rates, strict pass, key metrics) on every case of the grading corpus
   (``tests/fixtures/grading/corpus.py``);
 - ``tests/fixtures/golden/perturbed_verdicts.json``: M4Bench's verdict on perturbed copies
-  of the ground truth of every task without ties (``m4agent.grading.perturb``, see
+  of the ground truth of every task without ties (``tests/support/perturb.py``, see
   ``tests/support/golden.py``), with each output's SHA-256;
 - ``tests/fixtures/golden/provenance.json``: what made them (original commit,
   m4-infra, pandas and DuckDB versions, seed, size, SHA-256 of each file).

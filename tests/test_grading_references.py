@@ -19,11 +19,11 @@ import duckdb
 import pytest
 from fixtures.grading import original
 from fixtures.grading.fuzz import compose
+from support import pandas_oracle
+from support.perturb import perturbations, read_rows
 
-from m4agent.grading import pandas_oracle
 from m4agent.grading.grade import grade_runs
 from m4agent.grading.loader import Run, slot_columns
-from m4agent.grading.perturb import perturbations, read_rows
 from m4agent.reference_export import export
 from m4agent.registry import all_tasks
 

@@ -11,9 +11,9 @@ import gzip
 
 import duckdb
 import pytest
+from support import pandas_oracle
+from support.perturb import perturbations, read_rows
 
-from m4agent.grading import pandas_oracle
-from m4agent.grading.perturb import perturbations, read_rows
 from m4agent.registry import all_tasks
 
 TASK = "mimic-meld-24h"

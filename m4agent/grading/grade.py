@@ -20,7 +20,6 @@ import os
 import re
 import stat
 import tempfile
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,16 +27,15 @@ from typing import Any
 
 import duckdb
 
-from m4agent.errors import M4AgentError, explain
+from m4agent import duckdb_session
+from m4agent.errors import M4AgentError
 from m4agent.grading import run_files, truth_cache
 from m4agent.grading.loader import Run, load_runs
 from m4agent.grading.project import grading_project
 from m4agent.locking import data_dir_lock
-from m4agent.paths import database_path
 from m4agent.registry import TASKS_DIR, Task, all_tasks
 
 GRADING_SELECTOR = "path:models/grading"
-ENV_PROJECT_DIR = "M4AGENT_GRADING_PROJECT_DIR"
 FAILURE_TABLES = (
     "strict_output_present",
     "strict_required_columns",
@@ -60,38 +58,12 @@ def rows_directory(data_dir: Path) -> Path:
     return data_dir / "agent_outputs"
 
 
-def _connect(data_dir: Path) -> duckdb.DuckDBPyConnection:
-    db = database_path(data_dir, "mimic-iv")
-    if not db.exists():
-        raise M4AgentError(f"{db} not found; build the references first with "
-                           f"`m4agent reference build --data-dir {data_dir}`")
-    try:
-        return duckdb.connect(str(db))
-    except duckdb.Error as exc:
-        raise M4AgentError(explain(exc) or f"cannot open {db} ({exc})") from exc
-
-
-def _attach_eicu(con: duckdb.DuckDBPyConnection, data_dir: Path) -> None:
-    """Attach the eICU database (read-only, as ``eicu``) when there is one."""
-    eicu = database_path(data_dir, "eicu")
-    attached = {name for (name,) in con.execute("SELECT database_name FROM duckdb_databases()").fetchall()}
-    if eicu.exists() and "eicu" not in attached:
-        con.execute(f"ATTACH '{eicu}' AS eicu (READ_ONLY)")
-
-
 def _built_references(con: duckdb.DuckDBPyConnection) -> set[str]:
     """Reference tables in schema ``reference`` of the MIMIC-IV or the (attached) eICU database."""
     rows = con.execute(
         "SELECT table_name FROM information_schema.tables WHERE table_schema = 'reference'"
     ).fetchall()
     return {name for (name,) in rows}
-
-
-def _project_dir(data_dir: Path) -> Path:
-    """The dbt project grading runs: the grading slice of this one (``project``), or another project
-    named by M4AGENT_GRADING_PROJECT_DIR (a trimmed copy in development runs in the same environment)."""
-    project = os.environ.get(ENV_PROJECT_DIR)
-    return Path(project) if project else grading_project(data_dir)
 
 
 class GradingRunFailed(M4AgentError):
@@ -177,13 +149,8 @@ def _collect(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str]) -> dict[str
     return results
 
 
-def grade_runs(runs: Sequence[Run], data_dir: Path, phases: dict[str, float] | None = None,
-               expectations: bool = False) -> dict[str, dict[str, Any]]:
+def grade_runs(runs: Sequence[Run], data_dir: Path, expectations: bool = False) -> dict[str, dict[str, Any]]:
     """Grade a batch of runs in one dbt invocation; results by run_id.
-
-    ``phases``, when given, receives the seconds spent loading the CSVs (``load``),
-    in dbt (``dbt``) and reading the results back (``results``; ``expectations`` too
-    when asked for).
 
     With ``expectations``, the Great Expectations suites validate each run right
     after the dbt call that graded it (the grading tables then hold its batch),
@@ -202,14 +169,13 @@ def grade_runs(runs: Sequence[Run], data_dir: Path, phases: dict[str, float] | N
         return {}
     if len({run.run_id for run in runs}) != len(runs):
         raise M4AgentError("run ids in one batch must be unique")
-    return _grade_isolating(list(runs), data_dir, {} if phases is None else phases, expectations)
+    return _grade_isolating(list(runs), data_dir, expectations)
 
 
-def _grade_isolating(runs: list[Run], data_dir: Path, phases: dict[str, float],
-                     expectations: bool) -> dict[str, dict[str, Any]]:
+def _grade_isolating(runs: list[Run], data_dir: Path, expectations: bool) -> dict[str, dict[str, Any]]:
     """_grade_batch, halving a batch dbt fails on (see grade_runs)."""
     try:
-        return _grade_batch(runs, data_dir, phases, expectations)
+        return _grade_batch(runs, data_dir, expectations)
     except GradingRunFailed:
         if len(runs) == 1:
             raise
@@ -217,7 +183,7 @@ def _grade_isolating(runs: list[Run], data_dir: Path, phases: dict[str, float],
     at_fault: list[tuple[Run, GradingRunFailed]] = []
     for part in (runs[:len(runs) // 2], runs[len(runs) // 2:]):
         try:
-            results.update(_grade_isolating(part, data_dir, {}, expectations))
+            results.update(_grade_isolating(part, data_dir, expectations))
         except GradingRunFailed as exc:
             if len(part) > 1 or at_fault:  # more than one run at fault, or not a run's fault
                 raise
@@ -241,54 +207,43 @@ def _zero_result(run_id: str, task: str | None, error: str, expectations: bool =
     return result
 
 
-def _grade_batch(runs: Sequence[Run], data_dir: Path, phases: dict[str, float],
-                 expectations: bool) -> dict[str, dict[str, Any]]:
+def _grade_batch(runs: Sequence[Run], data_dir: Path, expectations: bool) -> dict[str, dict[str, Any]]:
     """_grade_batch_unlocked holding the data directory's lock (``m4agent.locking``): a batch's outputs
     stay in agent_outputs from their load to the reading of its results, so no other grading (another
     process, or another thread) can replace them and have its scores read as this batch's."""
     with data_dir_lock(data_dir):
-        return _grade_batch_unlocked(runs, data_dir, phases, expectations)
+        return _grade_batch_unlocked(runs, data_dir, expectations)
 
 
-def _grade_batch_unlocked(runs: Sequence[Run], data_dir: Path, phases: dict[str, float],
-                          expectations: bool) -> dict[str, dict[str, Any]]:
+def _grade_batch_unlocked(runs: Sequence[Run], data_dir: Path, expectations: bool) -> dict[str, dict[str, Any]]:
     """Load the runs, run dbt once, read the results back (and validate them with the suites)."""
-    con = _connect(data_dir)
+    con = duckdb_session.connect(data_dir)
     try:
-        _attach_eicu(con, data_dir)
         missing = sorted({run.task.reference_model for run in runs} - _built_references(con))
         if missing:
             raise M4AgentError(f"reference tables not built: {', '.join(missing)}; run "
                                f"`m4agent reference build --data-dir {data_dir}` first")
-        started = time.perf_counter()
         load_runs(con, runs, rows_directory(data_dir))
-        phases["load"] = time.perf_counter() - started
-        project = _project_dir(data_dir)
+        project = grading_project(data_dir)
         truth = truth_cache.fingerprint(con, [run.task for run in runs], project)
         reuse_truth = truth_cache.reusable(con, truth)
         if not reuse_truth:
             truth_cache.forget(con)
     finally:
         con.close()
-    started = time.perf_counter()
     _run_dbt(data_dir, project, exclude=truth_cache.TRUTH_MODELS if reuse_truth else ())
-    phases["dbt"] = time.perf_counter() - started
-    started = time.perf_counter()
-    con = _connect(data_dir)
+    con = duckdb_session.connect(data_dir)
     try:
         if not reuse_truth:
             truth_cache.remember(con, truth)
         results = _collect(con, [run.run_id for run in runs])
     finally:
         con.close()
-        phases["results"] = time.perf_counter() - started
     if expectations:
         from m4agent.grading.expectations import validate_runs
 
-        started = time.perf_counter()
         for run_id, verdict in validate_runs(data_dir, [(run.run_id, run.task) for run in runs]).items():
             results[run_id].update(expectations_pass=verdict["passed"], expectations_failed=verdict["failed"])
-        phases["expectations"] = time.perf_counter() - started
     return results
 
 
@@ -414,7 +369,7 @@ def _grade_each(runs: Sequence[Run], data_dir: Path, expectations: bool) -> dict
     failures: list[tuple[Run, GradingRunFailed]] = []
     for run in runs:
         try:
-            results.update(_grade_batch([run], data_dir, {}, expectations))
+            results.update(_grade_batch([run], data_dir, expectations))
         except GradingRunFailed as exc:
             failures.append((run, exc))
     if failures and not results:
@@ -425,10 +380,9 @@ def _grade_each(runs: Sequence[Run], data_dir: Path, expectations: bool) -> dict
 
 
 def grade_results_root(root: Path, data_dir: Path, force: bool = False, tasks_dir: Path = TASKS_DIR,
-                       phases: dict[str, float] | None = None,
                        expectations: bool = False) -> dict[str, dict[str, Any]]:
     """Grade every run folder under ``root`` in one pass and write each ``result.json``
-    (``phases``, ``expectations``: see grade_runs).
+    (``expectations``: see grade_runs).
 
     Whatever a run folder holds, the campaign completes: a run that cannot be graded (its run.json or
     output.csv missing, malformed, a link, not a regular file; dbt failing on it) gets reward 0 and
@@ -447,7 +401,7 @@ def grade_results_root(root: Path, data_dir: Path, force: bool = False, tasks_di
             results[run_id] = _zero_result(run_id, None, batch_run.problem or "not graded", expectations)
     runs = [b.run for b in batch if b.run is not None]
     try:
-        results.update(grade_runs(runs, data_dir, phases, expectations))
+        results.update(grade_runs(runs, data_dir, expectations))
     except GradingRunFailed:
         results.update(_grade_each(runs, data_dir, expectations))
     written: dict[str, dict[str, Any]] = {}

@@ -7,7 +7,7 @@ the two (for example the same task without and with skills). A run's page shows 
 instruction, each step of its trajectory (``trajectory``: the commands and SQL the
 agent ran, what they printed, tokens per step), the egress decisions, the ledger, and
 the output against the reference, row by row, with every mismatching cell marked
-(class ``mismatch``) by M4Bench's comparison rule (``grading.pandas_oracle``); the
+(class ``mismatch``) by M4Bench's comparison rule (``grading.cell_match``); the
 grade itself is the run's ``result.json``. The pages are self-contained (inline CSS,
 a few lines of script that count the marks) and open from disk in any browser.
 """
@@ -85,13 +85,13 @@ def output_table(output: Path, truth: Path, task: Any) -> str:
     """The output against the reference, one row per reference key, mismatching cells marked."""
     import pandas as pd
 
-    from m4agent.grading.pandas_oracle import _column_matches, _normalise_keys, read_csv
+    from m4agent.grading.cell_match import column_matches, normalise_keys, read_csv
 
     keys, columns = list(task.key_columns), list(task.scored_columns)
     try:
         agent, reference = read_csv(output), read_csv(truth)
-        agent = _normalise_keys(agent, task.key_columns).drop_duplicates(subset=keys, keep="first")
-        reference = _normalise_keys(reference, task.key_columns)
+        agent = normalise_keys(agent, task.key_columns).drop_duplicates(subset=keys, keep="first")
+        reference = normalise_keys(reference, task.key_columns)
     except Exception as exc:  # an output the grader could not read either: say so, the grade says more
         return f"<p>The output cannot be compared: {_e(exc)}</p>"
     present = [c for c in columns if c in agent.columns]
@@ -102,7 +102,7 @@ def output_table(output: Path, truth: Path, task: Any) -> str:
         if column not in present:
             marks[column] = "missing"
             continue
-        matched = _column_matches(truth_column, merged[column], task.tolerance.get(column, 0))
+        matched = column_matches(truth_column, merged[column], task.tolerance.get(column, 0))
         both_null = truth_column.isna() & merged[column].isna() & (merged["_merge"] == "both")
         marks[column] = ["ok" if m or b else "mismatch" for m, b in zip(matched.fillna(False), both_null,
                                                                          strict=True)]

@@ -97,15 +97,15 @@ def tie_tasks() -> set[str]:
 
 
 def perturbed_outputs(out_dir: Path, golden_dir: Path = GOLDEN) -> list[tuple[str, str, Path, str]]:
-    """Agent outputs made from the original's ground truth by m4agent.grading.perturb (every third
+    """Agent outputs made from the original's ground truth by support.perturb (every third
     perturbation of each task without ties, random.Random(3) per task), written under ``out_dir``.
 
     Returns (run id, task, path, SHA-256 of the text, or "missing" where no file is written) per output.
     """
     import random
 
-    from m4agent.grading.perturb import perturbations
     from m4agent.registry import all_tasks
+    from support.perturb import perturbations
 
     outputs = []
     for name, task in sorted(all_tasks().items()):

@@ -5,7 +5,10 @@ pandas, keep literal labels, normalise keys, left-join truth to the agent's
 first row per key, compare column by column, derive reward and strict checks),
 written here as an independent second implementation. Tests hold the SQL
 grading to it on every corpus output, and ``benchmarks/bench_grading.py``
-times it as the per-run baseline. It is not used to grade.
+times it as the per-run baseline. It is test support: nothing in ``m4agent``
+imports it. ``export_truth`` writes a reference the way M4Bench exports its
+ground truth (DuckDB -> pandas -> ``to_csv``), the oracle's reading of the
+rule ``m4agent.reference_csv`` implements.
 """
 
 from __future__ import annotations

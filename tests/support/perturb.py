@@ -1,4 +1,4 @@
-"""Perturbed copies of an output, the ways agents get it wrong (tests and benchmarks use them).
+"""Perturbed copies of an output, the ways agents get it wrong (test and benchmark support).
 
 ``perturbations(task, rows, rng)`` returns 20 makers, each giving the text of a
 CSV derived from ``rows`` (a header and data rows, e.g. an exported reference):
