@@ -35,7 +35,7 @@ lab_values AS (
         CASE
             WHEN items.valid_max IS NULL OR le.valuenum <= items.valid_max THEN le.valuenum
         END AS valuenum
-    FROM {{ ref('stg_mimiciv_hosp__labevents') }} AS le
+    FROM {{ ref('int_mimiciv_events__labevents_used') }} AS le
     INNER JOIN lab_items AS items
         ON le.itemid = items.itemid
     WHERE le.valuenum IS NOT NULL

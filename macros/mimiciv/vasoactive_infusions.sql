@@ -27,7 +27,7 @@ inputevents AS (
         amount,
         starttime,
         endtime
-    FROM {{ ref('stg_mimiciv_icu__inputevents') }}
+    FROM {{ ref('int_mimiciv_events__inputevents_used') }}
 
 ),
 

@@ -24,7 +24,7 @@ cpap_periods AS (
         GREATEST(MIN({{ dbt.dateadd('hour', -1, 'charted.charttime') }}), stays.starttime) AS starttime,
         LEAST(MAX({{ dbt.dateadd('hour', 4, 'charted.charttime') }}), stays.endtime) AS endtime
     FROM icu_stays AS stays
-    INNER JOIN {{ ref('stg_mimiciv_icu__chartevents') }} AS charted
+    INNER JOIN {{ ref('int_mimiciv_events__chartevents_used') }} AS charted
         ON stays.stay_id = charted.stay_id
         AND charted.charttime > stays.starttime
         AND charted.charttime <= stays.endtime

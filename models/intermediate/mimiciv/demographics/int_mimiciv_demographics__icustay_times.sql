@@ -18,7 +18,7 @@ heart_rate_bounds AS (
         stay_id,
         MIN(charttime) AS intime_hr,
         MAX(charttime) AS outtime_hr
-    FROM {{ ref('stg_mimiciv_icu__chartevents') }}
+    FROM {{ ref('int_mimiciv_events__chartevents_used') }}
     WHERE itemid = 220045  -- Heart Rate
     GROUP BY stay_id
 

@@ -19,7 +19,7 @@ charted_weights AS (
         charttime,
         CASE WHEN itemid = 226512 THEN 'admit' ELSE 'daily' END AS weight_type,
         valuenum AS weight
-    FROM {{ ref('stg_mimiciv_icu__chartevents') }}
+    FROM {{ ref('int_mimiciv_events__chartevents_used') }}
     WHERE
         itemid IN (
             226512,  -- Admission Weight (Kg)

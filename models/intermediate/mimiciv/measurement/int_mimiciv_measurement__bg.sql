@@ -41,7 +41,7 @@ lab_values AS (
                 END
             WHEN items.valid_max IS NULL OR le.valuenum <= items.valid_max THEN le.valuenum
         END AS valuenum
-    FROM {{ ref('stg_mimiciv_hosp__labevents') }} AS le
+    FROM {{ ref('int_mimiciv_events__labevents_used') }} AS le
     INNER JOIN lab_items AS items
         ON le.itemid = items.itemid
 
@@ -79,7 +79,7 @@ charted_spo2 AS (
         subject_id,
         charttime,
         AVG(valuenum) AS spo2
-    FROM {{ ref('stg_mimiciv_icu__chartevents') }}
+    FROM {{ ref('int_mimiciv_events__chartevents_used') }}
     WHERE
         itemid = 220277  -- O2 saturation pulseoxymetry
         AND valuenum > 0
@@ -102,7 +102,7 @@ charted_fio2 AS (
                 WHEN valuenum >= 20 AND valuenum <= 100 THEN valuenum
             END
         ) AS fio2_chartevents
-    FROM {{ ref('stg_mimiciv_icu__chartevents') }}
+    FROM {{ ref('int_mimiciv_events__chartevents_used') }}
     WHERE
         itemid = 223835
         AND valuenum > 0

@@ -28,7 +28,7 @@ lab_values AS (
         le.specimen_id,
         items.concept,
         le.valuenum / items.divisor AS valuenum
-    FROM {{ ref('stg_mimiciv_hosp__labevents') }} AS le
+    FROM {{ ref('int_mimiciv_events__labevents_used') }} AS le
     INNER JOIN lab_items AS items
         ON le.itemid = items.itemid
     WHERE

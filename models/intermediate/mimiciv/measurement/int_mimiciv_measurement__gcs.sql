@@ -21,7 +21,7 @@ WITH gcs_components AS (
         MAX(CASE WHEN itemid = 220739 THEN valuenum END) AS gcs_eyes,
         MAX(CASE WHEN itemid = 223900 AND value = 'No Response-ETT' THEN 1 ELSE 0 END) AS gcs_unable,
         ROW_NUMBER() OVER (PARTITION BY stay_id ORDER BY charttime) AS charting_seq
-    FROM {{ ref('stg_mimiciv_icu__chartevents') }}
+    FROM {{ ref('int_mimiciv_events__chartevents_used') }}
     WHERE
         itemid IN (
             223900,  -- GCS - Verbal Response

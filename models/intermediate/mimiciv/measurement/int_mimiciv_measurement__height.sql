@@ -9,7 +9,7 @@ WITH height_cm AS (
         stay_id,
         charttime,
         ROUND({{ dbt.safe_cast("valuenum", "DECIMAL(18, 3)") }}, 2) AS height
-    FROM {{ ref('stg_mimiciv_icu__chartevents') }}
+    FROM {{ ref('int_mimiciv_events__chartevents_used') }}
     WHERE
         itemid = 226730  -- Height (cm)
         AND valuenum IS NOT NULL
@@ -22,7 +22,7 @@ height_inches AS (
         subject_id,
         charttime,
         ROUND({{ dbt.safe_cast("valuenum * 2.54", "DECIMAL(18, 3)") }}, 2) AS height
-    FROM {{ ref('stg_mimiciv_icu__chartevents') }}
+    FROM {{ ref('int_mimiciv_events__chartevents_used') }}
     WHERE
         itemid = 226707  -- Height (inches)
         AND valuenum IS NOT NULL

@@ -10,7 +10,7 @@ WITH icp_values AS (
         stay_id,
         charttime,
         CASE WHEN valuenum > 0 AND valuenum < 100 THEN valuenum END AS icp
-    FROM {{ ref('stg_mimiciv_icu__chartevents') }}
+    FROM {{ ref('int_mimiciv_events__chartevents_used') }}
     WHERE
         itemid IN (
             220765,  -- Intra Cranial Pressure

@@ -16,7 +16,7 @@ WITH flow_rows AS (
         CASE WHEN itemid IN (223834, 227582) THEN 223834 ELSE itemid END AS itemid,
         valuenum,
         storetime
-    FROM {{ ref('stg_mimiciv_icu__chartevents') }}
+    FROM {{ ref('int_mimiciv_events__chartevents_used') }}
     WHERE
         value IS NOT NULL
         AND itemid IN (223834, 227582, 227287)
@@ -61,7 +61,7 @@ devices AS (
         ROW_NUMBER() OVER (
             PARTITION BY subject_id, charttime ORDER BY value NULLS FIRST
         ) AS device_seq
-    FROM {{ ref('stg_mimiciv_icu__chartevents') }}
+    FROM {{ ref('int_mimiciv_events__chartevents_used') }}
     WHERE itemid = 226732
 
 ),

@@ -9,7 +9,7 @@ WITH rhythm_rows AS (
         charttime,
         itemid,
         value
-    FROM {{ ref('stg_mimiciv_icu__chartevents') }}
+    FROM {{ ref('int_mimiciv_events__chartevents_used') }}
     WHERE
         stay_id IS NOT NULL
         AND itemid IN (

@@ -23,7 +23,7 @@ urine_rows AS (
             WHEN items.is_irrigant_in AND oe.value > 0 THEN -1 * oe.value
             ELSE oe.value
         END AS urineoutput
-    FROM {{ ref('stg_mimiciv_icu__outputevents') }} AS oe
+    FROM {{ ref('int_mimiciv_events__outputevents_used') }} AS oe
     INNER JOIN urine_items AS items
         ON oe.itemid = items.itemid
 

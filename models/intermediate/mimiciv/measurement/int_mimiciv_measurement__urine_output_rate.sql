@@ -11,7 +11,7 @@ WITH heart_rate_bounds AS (
         MIN(ce.charttime) AS intime_hr,
         MAX(ce.charttime) AS outtime_hr
     FROM {{ ref('stg_mimiciv_icu__icustays') }} AS ie
-    INNER JOIN {{ ref('stg_mimiciv_icu__chartevents') }} AS ce
+    INNER JOIN {{ ref('int_mimiciv_events__chartevents_used') }} AS ce
         ON
             ie.stay_id = ce.stay_id
             AND ce.itemid = 220045  -- Heart Rate

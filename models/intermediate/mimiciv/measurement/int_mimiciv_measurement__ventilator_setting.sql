@@ -44,7 +44,7 @@ setting_rows AS (
                 END
             ELSE ce.valuenum
         END AS valuenum
-    FROM {{ ref('stg_mimiciv_icu__chartevents') }} AS ce
+    FROM {{ ref('int_mimiciv_events__chartevents_used') }} AS ce
     INNER JOIN setting_items AS items
         ON ce.itemid = items.itemid
     WHERE

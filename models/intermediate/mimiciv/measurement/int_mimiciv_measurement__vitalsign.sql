@@ -34,7 +34,7 @@ vital_rows AS (
                 AND (items.valid_up_to IS NULL OR ce.valuenum <= items.valid_up_to)
                 THEN ce.valuenum
         END AS valuenum
-    FROM {{ ref('stg_mimiciv_icu__chartevents') }} AS ce
+    FROM {{ ref('int_mimiciv_events__chartevents_used') }} AS ce
     INNER JOIN vital_items AS items
         ON ce.itemid = items.itemid
     WHERE ce.stay_id IS NOT NULL

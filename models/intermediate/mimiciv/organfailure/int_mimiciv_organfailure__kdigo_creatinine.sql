@@ -22,7 +22,7 @@ creatinine_labs AS (
         subject_id,
         charttime,
         valuenum
-    FROM {{ ref('stg_mimiciv_hosp__labevents') }}
+    FROM {{ ref('int_mimiciv_events__labevents_used') }}
     WHERE
         itemid = 50912
         AND valuenum IS NOT NULL

@@ -25,7 +25,7 @@ cpap_periods AS (
         MIN({{ dbt.dateadd('hour', -1, 'chartevents.charttime') }}) AS starttime,
         MAX({{ dbt.dateadd('hour', 4, 'chartevents.charttime') }}) AS endtime
     FROM icustays
-    INNER JOIN {{ ref('stg_mimiciv_icu__chartevents') }} AS chartevents
+    INNER JOIN {{ ref('int_mimiciv_events__chartevents_used') }} AS chartevents
         ON icustays.stay_id = chartevents.stay_id
         AND chartevents.charttime >= icustays.intime
         AND chartevents.charttime <= {{ dbt.dateadd('day', 1, 'icustays.intime') }}

@@ -37,7 +37,7 @@ cpap_periods AS (
             MAX({{ dbt.dateadd('hour', 4, 'chartevents.charttime') }}), first_day_windows.endtime
         ) AS endtime
     FROM first_day_windows
-    INNER JOIN {{ ref('stg_mimiciv_icu__chartevents') }} AS chartevents
+    INNER JOIN {{ ref('int_mimiciv_events__chartevents_used') }} AS chartevents
         ON first_day_windows.stay_id = chartevents.stay_id
         AND chartevents.charttime > first_day_windows.starttime
         AND chartevents.charttime <= first_day_windows.endtime

@@ -54,7 +54,7 @@ chartevents AS (
         itemid,
         value,
         valuenum
-    FROM {{ ref('stg_mimiciv_icu__chartevents') }}
+    FROM {{ ref('int_mimiciv_events__chartevents_used') }}
 
 ),
 

@@ -35,7 +35,7 @@ procedureevents AS (
         location,
         starttime,
         endtime
-    FROM {{ ref('stg_mimiciv_icu__procedureevents') }}
+    FROM {{ ref('int_mimiciv_events__procedureevents_used') }}
 
 ),
 

@@ -23,7 +23,7 @@ chartevents AS (
         charttime,
         itemid,
         value
-    FROM {{ ref('stg_mimiciv_icu__chartevents') }}
+    FROM {{ ref('int_mimiciv_events__chartevents_used') }}
 
 ),
 
@@ -35,7 +35,7 @@ inputevents AS (
         endtime,
         itemid,
         amount
-    FROM {{ ref('stg_mimiciv_icu__inputevents') }}
+    FROM {{ ref('int_mimiciv_events__inputevents_used') }}
 
 ),
 
@@ -47,7 +47,7 @@ procedureevents AS (
         endtime,
         itemid,
         value
-    FROM {{ ref('stg_mimiciv_icu__procedureevents') }}
+    FROM {{ ref('int_mimiciv_events__procedureevents_used') }}
 
 ),
 
