@@ -2,9 +2,19 @@
 
 The dbt project lives at the repository root. Paths to the DuckDB files are
 passed through environment variables read by ``profiles.yml`` (and the thread
-count, ``M4AGENT_DBT_THREADS``, default 2); the build's artefacts
-(``manifest.json``, ``run_results.json``, logs) go to ``DIR/dbt/`` so they sit
-beside the databases they describe.
+count, ``M4AGENT_DBT_THREADS``, default: the machine's cores, ``os.cpu_count()``);
+the build's artefacts (``manifest.json``, ``run_results.json``, logs) go to
+``DIR/dbt/`` so they sit beside the databases they describe. dbt's saved parse is
+shared by every data directory (``m4agent.dbt_parse_cache``), so only the first
+run of a project version pays dbt's full parse.
+
+What ``build`` runs by default (docs/scale.md): seeds, models, and the data tests
+that guard the references (keys, grain, contracts, value ranges: schema
+``reference``). The deeper data tests of the staging views and the intermediate
+concepts carry the tag ``full`` (``dbt_project.yml``) and run with
+``full_tests=True`` (``reference build --full-tests``); the unit tests test logic,
+not data, and run with ``unit_tests=True`` (``--unit-tests``) and in CI
+(tests/test_reference_unit_tests.py).
 
 Data tests on the sources and intermediate layers warn rather than fail (see
 ``dbt_project.yml``), so dirty data never takes a reference away; ``build`` ends
@@ -24,6 +34,7 @@ from pathlib import Path
 import duckdb
 from rich.console import Console
 
+from m4agent.duckdb_session import release_dbt_handle
 from m4agent.errors import M4AgentError
 from m4agent.paths import PROJECT_ROOT, database_path
 from m4agent.schema import tables
@@ -63,6 +74,7 @@ def _environment(data_dir: Path, target: str = "target") -> Iterator[None]:
     os.environ["DBT_LOG_PATH"] = str(artefact_dir(data_dir) / "logs")
     os.environ["DBT_TARGET_PATH"] = str(artefact_dir(data_dir) / target)
     os.environ.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")
+    os.environ.setdefault("M4AGENT_DBT_THREADS", str(default_threads()))
     try:
         yield
     finally:
@@ -70,12 +82,11 @@ def _environment(data_dir: Path, target: str = "target") -> Iterator[None]:
         os.environ.update(saved)
 
 
-def _release_duckdb() -> None:
-    """dbt-duckdb keeps its DuckDB handle open after an in-process run; close it so the
-    caller (and other connections with another configuration) can open the file."""
-    from dbt.adapters.duckdb.connections import DuckDBConnectionManager
-
-    DuckDBConnectionManager.close_all_connections()
+def default_threads() -> int:
+    """dbt's threads (models run at once) unless ``M4AGENT_DBT_THREADS`` says otherwise: the machine's
+    cores. DuckDB runs every query on all cores too, from one shared pool, so more models at once add
+    no CPU but keep the cores busy through dbt's own per-node work (compile, bookkeeping)."""
+    return os.cpu_count() or 1
 
 
 def invoke(data_dir: Path, args: Sequence[str], project_dir: Path | None = None,
@@ -93,9 +104,13 @@ def invoke(data_dir: Path, args: Sequence[str], project_dir: Path | None = None,
     """
     from dbt.cli.main import dbtRunner
 
+    from m4agent import dbt_parse_cache
     from m4agent import progress as shown
 
     project = str(project_dir or PROJECT_ROOT)
+    target_dir = artefact_dir(data_dir) / target
+    parse_key = dbt_parse_cache.project_key(Path(project), target)
+    dbt_parse_cache.restore(parse_key, target_dir)
     with _environment(data_dir, target):
         cli_args = [*args, "--project-dir", project, "--profiles-dir", project]
         quiet = progress is not None and not shown.verbose()
@@ -109,7 +124,10 @@ def invoke(data_dir: Path, args: Sequence[str], project_dir: Path | None = None,
             else:
                 result = dbtRunner().invoke(cli_args)
         finally:
-            _release_duckdb()
+            # dbt-duckdb keeps its DuckDB handle open after an in-process run; closed so that the
+            # caller (and connections with other settings) can open the file
+            release_dbt_handle()
+    dbt_parse_cache.save(parse_key, target_dir)
     if isinstance(result.exception, KeyboardInterrupt):
         raise KeyboardInterrupt
     if not result.success:
@@ -198,16 +216,34 @@ def print_data_quality_summary(data_dir: Path, findings: Sequence[DataQualityFin
                   f"dbt's log: {artefact_dir(data_dir) / 'logs' / 'dbt.log'}")
 
 
+FULL_TESTS_TAG = "full"  # dbt_project.yml tags the staging and intermediate data tests with it
+
+
+def build_args(present: Sequence[str], full_tests: bool = False, unit_tests: bool = False) -> list[str]:
+    """dbt's arguments for a build of the datasets ``present``: leaving out what the absent datasets
+    serve, the data tests tagged ``full`` unless ``full_tests``, the unit tests unless ``unit_tests``."""
+    excluded = [f"source:{source}+" for dataset, sources in _SOURCES.items() if dataset not in present
+                for source in sources]
+    if not full_tests:
+        excluded.append(f"tag:{FULL_TESTS_TAG}")
+    args = ["build", "--exclude", *excluded] if excluded else ["build"]
+    return args if unit_tests else [*args, "--exclude-resource-type", "unit_test"]
+
+
 def build(data_dir: Path, select: str | None = None,
-          datasets: Sequence[str] = ("mimic-iv", "eicu")) -> list[DataQualityFinding]:
+          datasets: Sequence[str] = ("mimic-iv", "eicu"), full_tests: bool = False,
+          unit_tests: bool = False) -> list[DataQualityFinding]:
     """``dbt build`` (seeds, models, tests) against the data directory's databases.
 
-    Ends with the data-quality summary of the build (printed even when the build fails)
-    and returns its findings; raises M4AgentError when a model or a blocking test failed.
+    By default with the data tests that guard the references only; ``full_tests`` adds the
+    deeper tests of the staging views and intermediate concepts, ``unit_tests`` the unit tests
+    (module docstring). Ends with the data-quality summary of the build (printed even when
+    the build fails) and returns its findings; raises M4AgentError when a model or a blocking
+    test failed.
     """
     datasets = present_datasets(data_dir, datasets)
     check_sources(data_dir, datasets)
-    args = ["build", *_exclude_absent(data_dir, datasets)]
+    args = build_args(datasets, full_tests, unit_tests)
     if select:
         # Only run tests whose every parent is selected (relationship tests to unbuilt models would fail).
         args += ["--select", select, "--indirect-selection", "cautious"]
@@ -253,13 +289,6 @@ def present_datasets(data_dir: Path, datasets: Sequence[str]) -> list[str]:
                           f"({', '.join(tasks)}) are not built; add it with `m4agent data synth --dataset "
                           f"{dataset}` or `m4agent data load --dataset {dataset} --src PATH`", soft_wrap=True)
     return present
-
-
-def _exclude_absent(data_dir: Path, present: Sequence[str]) -> list[str]:
-    """dbt arguments leaving out everything downstream of the sources of absent datasets."""
-    absent = [f"source:{source}+" for dataset, sources in _SOURCES.items() if dataset not in present
-              for source in sources]
-    return ["--exclude", *absent] if absent else []
 
 
 def _check_selected(execution: object, select: str | None) -> None:
