@@ -17,6 +17,14 @@ by ``$M4_ORIGINAL_REPO`` (a bare mirror works):
 - ``tests/fixtures/golden/perturbed_verdicts.json``: M4Bench's verdict on perturbed copies
   of the ground truth of every task without ties (``tests/support/perturb.py``, see
   ``tests/support/golden.py``), with each output's SHA-256;
+- ``tests/fixtures/golden/fuzzed_verdicts.json``: the same for random compositions of edits
+  (``tests/fixtures/grading/fuzz.py``);
+- ``tests/fixtures/golden/malformed_verdicts.json``: M4Bench's reward and strict verdict on the
+  malformed outputs of ``tests/fixtures/grading/malformed.py``;
+- ``tests/fixtures/golden/original_facts.json`` and ``tests/fixtures/golden/eicu/``: the facts
+  other tests take from the original (task fields, instruction-line digests, urine cell paths,
+  what our harness makes of its task tree, eICU ground truth on three more data sets; see
+  ``tests/support/original_facts.py``);
 - ``tests/fixtures/golden/provenance.json``: what made them (original commit,
   m4-infra, pandas and DuckDB versions, seed, size, SHA-256 of each file).
 
@@ -128,6 +136,56 @@ def _perturbed_verdicts(work: Path, golden_dir: Path) -> dict[str, dict]:
     return verdicts
 
 
+def _fuzzed_verdicts(work: Path, golden_dir: Path) -> dict[str, dict]:
+    """M4Bench's verdict on each random composition of edits of the original's ground truth
+    (tests/fixtures/grading/fuzz.py, see tests/support/golden.py)."""
+    from fixtures.grading import original
+    from support import golden
+
+    from m4agent.registry import all_tasks
+
+    tasks = all_tasks()
+    verdicts = {}
+    for run_id, name, path, digest in golden.fuzzed_outputs(work, golden_dir):
+        truth = work / f"{name}.truth.csv"
+        if not truth.exists():
+            truth.write_bytes(gzip.decompress((golden_dir / "truth" / f"{name}.csv.gz").read_bytes()))
+        verdict = original.evaluate(tasks[name].path, path, truth)
+        verdicts[run_id] = {"task": name, "sha256": digest, **{k: verdict[k] for k in (
+            "reward", "strict_pass", "match_rates", "key_precision", "extra_keys", "agent_unique_keys")}}
+    return verdicts
+
+
+def _malformed_verdicts(work: Path) -> dict[str, dict]:
+    """M4Bench's reward and strict verdict on each malformed output (tests/fixtures/grading/malformed.py)."""
+    from fixtures.grading import original
+    from fixtures.grading.fixture import graded_environment
+    from fixtures.grading.malformed import cases
+
+    _, tasks, truth = graded_environment(work)
+    verdicts = {}
+    for case, content in cases(truth["fx-meld"]).items():
+        path = work / "cases" / case / "output.csv"
+        path.parent.mkdir(parents=True)
+        path.write_bytes(content if isinstance(content, bytes) else content.encode())
+        verdict = original.evaluate(tasks["fx-meld"].path, path, truth["fx-meld"])
+        verdicts[case] = {"reward": round(verdict["reward"], 6), "strict_pass": verdict["strict_pass"]}
+    return verdicts
+
+
+def _original_facts(work: Path, golden_dir: Path) -> None:
+    """The original's task facts, instruction-line digests, urine cell paths, what our harness makes
+    of its task tree, and its eICU ground truth on more data sets (tests/support/original_facts.py)."""
+    from support import original_facts
+
+    _write_json(golden_dir / "original_facts.json", original_facts.make_facts(work))
+    original_facts.write_eicu_truths(work / "eicu", golden_dir / "eicu")
+
+
+def _write_json(path: Path, data: object) -> None:
+    path.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+
+
 def regenerate(out: Path) -> None:
     """Write a complete golden set under ``out`` (``golden/`` and ``golden_verdicts.json``)."""
     with tempfile.TemporaryDirectory(prefix="m4agent-golden-") as scratch:
@@ -136,7 +194,10 @@ def regenerate(out: Path) -> None:
         (out / "golden" / "ties.json").write_text(json.dumps(ties, indent=1, sort_keys=True) + "\n")
         verdicts = _verdicts(work / "grading")
         perturbed = _perturbed_verdicts(work / "perturbed", out / "golden")
-        (out / "golden" / "perturbed_verdicts.json").write_text(json.dumps(perturbed, indent=1, sort_keys=True) + "\n")
+        _write_json(out / "golden" / "perturbed_verdicts.json", perturbed)
+        _write_json(out / "golden" / "fuzzed_verdicts.json", _fuzzed_verdicts(work / "fuzzed", out / "golden"))
+        _write_json(out / "golden" / "malformed_verdicts.json", _malformed_verdicts(work / "malformed"))
+        _original_facts(work / "facts", out / "golden")
     (out / "golden_verdicts.json").write_text(json.dumps(verdicts, indent=1, sort_keys=True) + "\n")
     files = sorted(p for p in (out / "golden").rglob("*") if p.is_file()) + [out / "golden_verdicts.json"]
     provenance = {

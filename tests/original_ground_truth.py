@@ -2,8 +2,9 @@
 
 The original repository is read, never copied: SQL files, task definitions and
 the comparison module come from a local git mirror at test time
-(``$M4_ORIGINAL_REPO``, a bare or work-tree clone; there is no default: without
-the variable the tests that need it skip). Its ground truth reads ``mimiciv_derived`` as
+(``$M4_ORIGINAL_REPO``, a bare or work-tree clone; there is no default). Only
+scripts/regenerate_golden.py and the regeneration check use it: every other test
+reads what it made, committed under tests/fixtures/golden/. Its ground truth reads ``mimiciv_derived`` as
 built by m4-infra, so :func:`materialize_m4_derived` builds that schema in a
 copy of a source database first.
 """

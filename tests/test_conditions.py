@@ -1,8 +1,10 @@
 """Conditions: what each one places in the agent's skills folder, its digest, and task trees.
 
 Most tests run on our task tree with TEST skills (``support.task_tree``); those that
-break a task copy one task folder into a tree of its own first. With
-``$M4_ORIGINAL_REPO`` set, M4Bench's own tree is loaded and its real skills placed.
+break a task copy one task folder into a tree of its own first. What the same code
+does with M4Bench's own tree and its real skills (placed unchanged, ``with-skill-all``
+taking the first folder of each name, the conflicting names) is recorded in
+tests/fixtures/golden/original_facts.json and checked by the regeneration check.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from support.task_tree import decoy_family, family_skill_name, m4bench_task_tree, task_tree_with_skills
+from support.task_tree import decoy_family, family_skill_name, task_tree_with_skills
 
 from m4agent.errors import M4AgentError
 from m4agent.harness.conditions import (
@@ -341,60 +343,3 @@ def test_accessors_name_the_condition_folders(tasks: dict[str, Task]) -> None:
 
 def test_fixture_tree_holds_our_tasks(tasks: dict[str, Task]) -> None:
     assert set(tasks) == set(all_tasks(TASKS_DIR))
-
-
-# -- M4Bench's own tree -----------------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def m4bench(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Task]:
-    tree = m4bench_task_tree(tmp_path_factory.mktemp("m4bench"))
-    if tree is None:
-        pytest.skip("M4_ORIGINAL_REPO is not set (a checkout or git mirror of hannesill/m4)")
-    return all_tasks(tree)
-
-
-def test_m4bench_tree_loads_all_28_tasks(m4bench: dict[str, Task]) -> None:
-    assert set(m4bench) == set(all_tasks(TASKS_DIR))
-
-
-@pytest.mark.parametrize("condition", ["with-skill", "with-skill-decoy", "with-skill-rawsql"])
-def test_m4bench_skills_are_placed_unchanged(condition: str, m4bench: dict[str, Task], tmp_path: Path) -> None:
-    for task in m4bench.values():
-        source = task.folder / get_condition(condition).skills_folder  # type: ignore[operator]
-        dest = tmp_path / task.name
-        place_skills(task, condition, m4bench, dest)
-        assert placed(dest) == placed(source), task.name
-        for rel in placed(dest):
-            assert (dest / rel).read_bytes() == (source / rel).read_bytes(), (task.name, rel)
-
-
-def test_m4bench_with_skill_all_places_m4bench_choice(m4bench: dict[str, Task], tmp_path: Path) -> None:
-    """M4Bench walks its task folders in sorted path order and keeps the first folder of each name."""
-    first: dict[str, Path] = {}
-    for task in sorted(m4bench.values(), key=lambda t: t.folder):
-        for skill in task.skills_dir.iterdir():
-            first.setdefault(skill.name, skill)
-    place_skills(m4bench["mimic-sofa-24h"], "with-skill-all", m4bench, tmp_path)
-    assert placed(tmp_path) == {f"{name}/SKILL.md" for name in first}
-    for name, source in first.items():
-        assert (tmp_path / name / "SKILL.md").read_bytes() == (source / "SKILL.md").read_bytes(), name
-    # For instance, sofa-24h gets sepsis3-raw's sofa-score (written for raw tables), not its own.
-    sofa_own = m4bench["mimic-sofa-24h"].skills_dir / "sofa-score" / "SKILL.md"
-    assert (tmp_path / "sofa-score" / "SKILL.md").read_bytes() != sofa_own.read_bytes()
-
-
-def test_m4bench_skill_name_conflicts_are_the_names_with_differing_copies(m4bench: dict[str, Task]) -> None:
-    versions: dict[str, set[bytes]] = {}
-    for task in m4bench.values():
-        for skill in task.skills_dir.iterdir():
-            versions.setdefault(skill.name, set()).add((skill / "SKILL.md").read_bytes())
-    differing = {name for name, contents in versions.items() if len(contents) > 1}
-    assert "sofa-score" in differing
-    assert set(skill_name_conflicts(m4bench)) == differing
-
-
-def test_m4bench_conditions_without_skills_place_nothing(m4bench: dict[str, Task], tmp_path: Path) -> None:
-    for task in m4bench.values():
-        for condition in ("no-skill", "operational-spec"):
-            assert place_skills(task, condition, m4bench, tmp_path / "dest") == ()
-    assert not (tmp_path / "dest").exists()

@@ -1,11 +1,11 @@
 """The eICU references (ref_eicu_gcs, ref_eicu_oasis) against the original M4Bench ground truth.
 
-For two synthetic eICU databases the dbt models are built, then:
-- the original `benchmark/ground_truth/gcs.sql` and `oasis.sql` of hannesill/m4 run on the
-  same database and are compared with M4Bench's own rules (`benchmark/lib/compare.py`, the
-  task's scored columns from its `task.toml`): every column must match on every row. This
-  needs the read-only mirror of hannesill/m4 (`$M4_ORIGINAL_REPO`, see
-  tests/original_ground_truth.py) and is skipped without it;
+For three synthetic eICU databases (seeds 3 and 11, and seed 5 with odd rows planted) the dbt
+models are built, then:
+- every row and column must equal the original's ground truth (`benchmark/ground_truth/gcs.sql`
+  and `oasis.sql` of hannesill/m4) on the same data, committed as data under
+  tests/fixtures/golden/eicu/ (tests/support/original_facts.py; remade from a checkout by the
+  regeneration check), value for value;
 - properties that hold without the original (primary key, one row per unit stay, OASIS total
   equals the sum of its components) and branch coverage: the synthetic data must reach every
   branch of the references, so the comparison above cannot pass by luck.
@@ -14,24 +14,23 @@ For two synthetic eICU databases the dbt models are built, then:
 from __future__ import annotations
 
 import csv
-import random
-import re
 import subprocess
 import sys
 from pathlib import Path
 
 import duckdb
-import original_ground_truth as original
 import pandas as pd
 import pytest
+from support import golden, original_facts
+from support.eicu_odd_rows import plant_odd_rows
 
 from m4agent.paths import database_path
 from m4agent.synth import synthesize
 
 pytestmark = pytest.mark.slow
 
-SEEDS = (3, 11)
-PATIENTS = 150
+DATASETS = original_facts.EICU_DATASETS
+PATIENTS = original_facts.EICU_PATIENTS
 TASKS = {"eicu-gcs": ("gcs", "reference.ref_eicu_gcs"), "eicu-oasis": ("oasis", "reference.ref_eicu_oasis")}
 OASIS_SCORES = {
     "preiculos_score": {0, 1, 2, 3, 5},
@@ -51,7 +50,7 @@ def _synthesize_and_build(data_dir: Path, seed: int, plant: bool = False) -> Pat
     """Synthesize eICU into ``data_dir`` (optionally plant odd rows), build the eICU models with dbt."""
     db = synthesize("eicu", data_dir, patients=PATIENTS, seed=seed)
     if plant:
-        _plant_odd_rows(db, seed)
+        plant_odd_rows(db, seed)
     # profiles.yml opens the MIMIC-IV database as the main one; these models never read it
     duckdb.connect(str(database_path(data_dir, "mimic-iv"))).close()
     # dbt runs in its own process: in this one, its DuckDB connection would stay attached to the files
@@ -62,59 +61,24 @@ def _synthesize_and_build(data_dir: Path, seed: int, plant: bool = False) -> Pat
     return db
 
 
-def _plant_odd_rows(db: Path, seed: int) -> None:
-    """Rows no realistic generator writes: odd number spellings, NULL offsets and categories,
-    odd ages and admission sources, LIKE wildcards in paths. The references must still agree
-    with the original, because they cast and compare exactly as it does."""
-    rng = random.Random(seed)
-    numbers = ["7", " 7", "7 ", "7.0", "7.5", "1e1", "", None, "-3", "15.0004", "14.9996", "2.9999", "3",
-               "16", "NaN", "inf", "+8", "08", "1,000", "13.5", "36.395", "61.325", "88.5", "99999999999999999999"]
-    cells = [("Scores", "Glasgow coma score", "GCS Total"), ("Scores", "Glasgow coma score", "Motor"),
-             ("Other Vital Signs and Infusions", "Glasgow coma score", "Verbal"), ("Scores", "Glasgow coma score", "Eyes"),
-             ("Other Vital Signs and Infusions", "Score (Glasgow Coma Scale)", "Value"), (None, "Glasgow coma score", "GCS Total"),
-             ("Vital Signs", "Heart Rate", "Heart Rate"), ("Vital Signs", "Respiratory Rate", "Respiratory Rate"),
-             ("Vital Signs", "Temperature", "Temperature (C)"), ("Scores", "Invasive BP", "Invasive BP Mean"),
-             ("Other Vital Signs and Infusions", "MAP (mmHg)", "Value"), ("Vital Signs", "Non-Invasive BP", "Non-Invasive BP Mean")]
-    offsets = [None, -361, -360, -1, 0, 1, 700, 1440, 1441]
-    pe_prefix = "notes/Progress Notes/Physical Exam/Physical Exam/Neurologic/GCS/"
-    paths = [IO_OUT + "Urine", IO_OUT + "FOLEY", IO_OUT + "Foley OR", IO_OUT + "Output Urinary Catheter x", IO_OUT + "urine",
-             "FLOWSHEET|Flowsheet Cell Labels|I&O|Output (ml)|foley", None, IO_OUT + "Straight  cath", IO_OUT + "Urine Output (mL)%"]
-    con = duckdb.connect(str(db))
-    try:
-        stays = [r[0] for r in con.execute("SELECT patientunitstayid FROM eicu_crd.patient").fetchall()]
-        con.executemany("INSERT INTO eicu_crd.nursecharting VALUES (?, ?, ?, ?, ?, ?, ?, ?)", [
-            (10**9 + i, rng.choice(stays), rng.choice(offsets), 0, *rng.choice(cells), rng.choice(numbers))
-            for i in range(3000)])
-        con.executemany("INSERT INTO eicu_crd.physicalexam VALUES (?, ?, ?, ?, ?, ?)", [
-            (10**8 + i, rng.choice(stays), rng.choice(offsets),
-             pe_prefix + rng.choice(["8", "15", "0", "Verbal Score/4", "%", "_", "ab", "", "123"]), rng.choice(numbers), None)
-            for i in range(800)])
-        con.executemany("INSERT INTO eicu_crd.intakeoutput VALUES (?, ?, ?, 0, 0, 0, 0, 0, ?, 'x', ?, 'x')", [
-            (10**8 + i, rng.choice(stays), rng.choice(offsets), rng.choice(paths), rng.choice([None, 0, 100.5, -50, 700, 3000.25]))
-            for i in range(1500)])
-        for stay in rng.sample(stays, len(stays) // 4):
-            con.execute(
-                "UPDATE eicu_crd.patient SET hospitaladmitoffset = ?, age = ?, unitadmitsource = ? WHERE patientunitstayid = ?",
-                [rng.choice([None, 5, -10, -11, -296, -297, -18708, -18709]),
-                 rng.choice(["> 89", "", None, " 45", "36.5", "abc", "89", "90", "23"]),
-                 rng.choice([None, "Emergency Department", "Emergency Department ", "Floor"]), stay])
-    finally:
-        con.close()
-
-
-@pytest.fixture(scope="module", params=SEEDS, ids=[f"seed{s}" for s in SEEDS])
-def eicu_db(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A synthetic eICU database with the eICU models built into it by dbt."""
-    return _synthesize_and_build(tmp_path_factory.mktemp(f"eicu_refs_{request.param}"), request.param)
+@pytest.fixture(scope="module", params=["seed3", "seed11"])
+def eicu_dataset(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
+    """A synthetic eICU database with the eICU models built into it by dbt, and its label."""
+    seed, _ = DATASETS[request.param]
+    return request.param, _synthesize_and_build(tmp_path_factory.mktemp(f"eicu_refs_{seed}"), seed)
 
 
 @pytest.fixture(scope="module")
-def odd_eicu_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Like ``eicu_db``, with odd rows planted before the build (needs the original to be useful)."""
-    if not original.mirror_available():
-        pytest.skip(f"hannesill/m4 mirror not found at {original.ORIGINAL_REPO} (set M4_ORIGINAL_REPO); "
-                    "the comparison with the original ground truth needs it")
-    return _synthesize_and_build(tmp_path_factory.mktemp("eicu_refs_odd"), 5, plant=True)
+def eicu_db(eicu_dataset: tuple[str, Path]) -> Path:
+    return eicu_dataset[1]
+
+
+@pytest.fixture(scope="module")
+def odd_eicu_db(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
+    """Like ``eicu_db``, with odd rows planted before the build."""
+    seed, planted = DATASETS["odd5"]
+    assert planted
+    return "odd5", _synthesize_and_build(tmp_path_factory.mktemp("eicu_refs_odd"), seed, plant=True)
 
 
 def _query(db: Path, sql: str) -> pd.DataFrame:
@@ -126,59 +90,37 @@ def _query(db: Path, sql: str) -> pd.DataFrame:
 
 
 # --------------------------------------------------------------------------
-# Against the original ground truth (needs the hannesill/m4 mirror)
+# Against the original ground truth (committed: tests/fixtures/golden/eicu/)
 # --------------------------------------------------------------------------
-def _mirror_file(path: str) -> str:
-    if not original.mirror_available():
-        pytest.skip(f"hannesill/m4 mirror not found at {original.ORIGINAL_REPO} (set M4_ORIGINAL_REPO); "
-                    "the comparison with the original ground truth needs it")
-    return original.original_file(path)
-
-
-def _assert_matches_original(eicu_db: Path, task: str, tmp_path: Path) -> None:
-    key, model = TASKS[task]
-    sql = _mirror_file(f"benchmark/ground_truth/{key}.sql")
-    evaluation = original.original_task(task)["evaluation"]
-    compare = original.original_compare()
-    keys = evaluation["key_columns"]
-
-    truth = _query(eicu_db, sql)
-    ours = _query(eicu_db, f"SELECT * FROM {model}")
-    assert len(truth) > 100
-    assert set(evaluation["required_columns"]) <= set(ours.columns)
-    # written the way the original writes its ground-truth CSVs (sorted by the keys)
-    truth_csv, ours_csv = tmp_path / "truth.csv", tmp_path / "ours.csv"
-    truth.sort_values(keys, kind="mergesort").to_csv(truth_csv, index=False)
-    ours[evaluation["required_columns"]].sort_values(keys, kind="mergesort").to_csv(ours_csv, index=False)
-
-    scored = compare.scored_value_columns(evaluation)
-    result = compare.compare_derived_tables(str(ours_csv), str(truth_csv), keys, scored,
-                                            evaluation.get("tolerance") or None)
-    rates = {column: result[column]["match_rate"] for column in scored}
-    examples = {column: result[column]["mismatched_examples"] for column in scored if rates[column] < 1}
-    assert rates == dict.fromkeys(scored, 1.0), examples
-    assert result["__meta__"]["extra_keys"] == 0
-    assert result["__meta__"]["agent_unique_keys"] == len(truth)
-
-    # and without the original's comparison code: identical rows, value by value
-    merged = truth.merge(ours, on=keys, how="outer", suffixes=("_truth", "_ours"), indicator=True)
-    assert (merged["_merge"] == "both").all()
-    for column in [c for c in evaluation["required_columns"] if c not in keys]:
-        left, right = merged[f"{column}_truth"], merged[f"{column}_ours"]
-        if column == "uniquepid":
-            assert (left == right).all(), column
-        else:
-            assert (pd.to_numeric(left) == pd.to_numeric(right)).all(), column
+def _differences_from_original(dataset: tuple[str, Path], task: str, tmp_path: Path) -> dict:
+    """Keys whose values differ between our reference and the original's ground truth on the same
+    data (the original's truth is committed; values compared at the export's 15 significant digits)."""
+    label, db = dataset
+    _, model = TASKS[task]
+    fields = original_facts.original_tasks()[task]
+    keys, required = fields["key_columns"], fields["required_columns"]
+    values = [c for c in required if c not in keys]
+    truth = golden.keyed(original_facts.eicu_truth_rows(label, task), keys, values)
+    ours_csv = tmp_path / "ours.csv"
+    _query(db, f"SELECT {', '.join(required)} FROM {model}").to_csv(ours_csv, index=False)
+    with ours_csv.open(newline="") as handle:
+        ours = golden.keyed(list(csv.reader(handle)), keys, values)
+    assert len(truth) > 100, f"{label}: the original's truth of {task} has only {len(truth)} rows"
+    return {key: (dict(zip(values, ours.get(key, ()), strict=False)), dict(zip(values, theirs, strict=True)))
+            for key, theirs in truth.items() if ours.get(key) != theirs} | {
+            key: ("extra key", None) for key in ours.keys() - truth.keys()}
 
 
 @pytest.mark.parametrize("task", list(TASKS))
-def test_matches_original_ground_truth(eicu_db: Path, task: str, tmp_path: Path) -> None:
-    _assert_matches_original(eicu_db, task, tmp_path)
+def test_matches_original_ground_truth(eicu_dataset: tuple[str, Path], task: str, tmp_path: Path) -> None:
+    differences = _differences_from_original(eicu_dataset, task, tmp_path)
+    assert differences == {}, dict(list(differences.items())[:5])
 
 
 @pytest.mark.parametrize("task", list(TASKS))
-def test_matches_original_ground_truth_on_odd_rows(odd_eicu_db: Path, task: str, tmp_path: Path) -> None:
-    _assert_matches_original(odd_eicu_db, task, tmp_path)
+def test_matches_original_ground_truth_on_odd_rows(odd_eicu_db: tuple[str, Path], task: str, tmp_path: Path) -> None:
+    differences = _differences_from_original(odd_eicu_db, task, tmp_path)
+    assert differences == {}, dict(list(differences.items())[:5])
 
 
 # --------------------------------------------------------------------------
@@ -387,19 +329,27 @@ def test_synthetic_data_reaches_branch(eicu_db: Path, branch: str) -> None:
     assert value is True or (not isinstance(value, bool) and value > 0), branch
 
 
-def test_urine_cell_paths_seed_is_the_original_list() -> None:
-    """The seed holds exactly the original's urine paths and patterns, byte for byte."""
-    sql = _mirror_file("benchmark/ground_truth/oasis.sql")
-    start = sql.index("WHEN cellpath IN (")
-    listed = sql[start:sql.index(") THEN 1", start)]
-    exact = {value.replace("''", "'") for value in re.findall(r"'((?:[^']|'')*)'", listed)}
-    patterns = set(re.findall(r"cellpath (I?LIKE) '([^']*)'", sql[sql.index(") THEN 1", start):]))
-    seed_file = Path(__file__).resolve().parent.parent / "seeds" / "eicu" / "eicu_urine_output_cellpaths.csv"
-    with seed_file.open(newline="") as f:
-        rows = list(csv.DictReader(f))
-    assert {r["cellpath_pattern"] for r in rows if r["match_type"] == "exact"} == exact
-    assert {(r["match_type"].upper(), r["cellpath_pattern"]) for r in rows if r["match_type"] != "exact"} == patterns
-    assert len(exact) == 125 and len(patterns) == 6
-    excluded = set(re.findall(r"LOWER\(cellpath\) NOT LIKE '%([a-z]+)%'", sql))
-    with (seed_file.parent / "eicu_urine_output_cellpath_exclusions.csv").open(newline="") as f:
-        assert {r["excluded_substring"] for r in csv.DictReader(f)} == excluded == {"pacu", "or", "ir"}
+SEEDS_DIR = Path(__file__).resolve().parent.parent / "seeds" / "eicu"
+URINE = original_facts.facts()["urine_cellpaths"]
+
+
+def _seed_rows(name: str) -> list[dict[str, str]]:
+    with (SEEDS_DIR / name).open(newline="") as handle:
+        return list(csv.DictReader(handle))
+
+
+def test_urine_cell_paths_seed_holds_the_original_exact_paths() -> None:
+    """The seed's exact paths are the original's list, byte for byte (125 of them)."""
+    exact = {r["cellpath_pattern"] for r in _seed_rows("eicu_urine_output_cellpaths.csv") if r["match_type"] == "exact"}
+    assert sorted(exact) == URINE["exact"] and len(exact) == 125
+
+
+def test_urine_cell_paths_seed_holds_the_original_patterns() -> None:
+    patterns = sorted([r["match_type"].upper(), r["cellpath_pattern"]]
+                      for r in _seed_rows("eicu_urine_output_cellpaths.csv") if r["match_type"] != "exact")
+    assert patterns == URINE["patterns"] and len(patterns) == 6
+
+
+def test_urine_cell_path_exclusions_are_the_original_ones() -> None:
+    excluded = sorted(r["excluded_substring"] for r in _seed_rows("eicu_urine_output_cellpath_exclusions.csv"))
+    assert excluded == URINE["excluded_substrings"] == ["ir", "or", "pacu"]

@@ -1,10 +1,12 @@
 """The golden files are what the original's code produces today: regenerated and diffed.
 
 ``scripts/regenerate_golden.py`` reruns M4Bench's ground-truth SQL (on m4-infra's
-derived tables) and its grader on the golden data set and compares the result
-with the committed files. It needs the original's repository, so this is the one
-check that skips without ``$M4_ORIGINAL_REPO``; every other use of the golden
-files runs on a clean clone.
+derived tables) and its grader on the golden data sets, reads the facts other tests
+take from the original (task fields, instruction-line digests, urine cell paths, what
+our harness makes of M4Bench's task tree; tests/support/original_facts.py), and
+compares all of it with the committed files. It needs the original's repository, so
+this is the one check that skips without ``$M4_ORIGINAL_REPO``; every test that uses
+the committed facts runs on a clean clone.
 """
 
 from __future__ import annotations

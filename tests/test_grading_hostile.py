@@ -17,9 +17,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from fixtures.grading import original
 from fixtures.grading.fixture import graded_environment
 from fixtures.grading.malformed import EXPECTED, PANDAS_3_DIFFERS, cases
+from support import golden
 
 from m4agent.grading import csv_syntax, run_files
 from m4agent.grading.grade import failure_summary, grade_results_root, remove_leftovers
@@ -229,25 +229,19 @@ def test_failures_are_summarised_by_kind(campaign):
     assert summary["run.json is a link outside the run folder"] == 1
 
 
-@pytest.mark.skipif(not original.available(), reason="mirror of hannesill/m4 not present")
-def test_recorded_verdicts_are_m4bench_code_under_the_installed_pandas_except_where_versions_differ(tmp_path):
-    """Holds EXPECTED to M4Bench's own code where this pandas reads as 2.3.1 does (regenerate the
-    others with fixtures/grading/m4bench_verdicts.py under pandas 2.3.1)."""
-    _, tasks, truth = graded_environment(tmp_path)
-    differing = {}
-    for case, content in cases(truth["fx-meld"]).items():
-        path = tmp_path / "cases" / case / "output.csv"
-        path.parent.mkdir(parents=True)
-        path.write_bytes(content if isinstance(content, bytes) else content.encode())
-        verdict = original.evaluate(tasks["fx-meld"].path, path, truth["fx-meld"])
-        if (round(verdict["reward"], 6), verdict["strict_pass"]) != (round(EXPECTED[case].reward, 6),
-                                                                     EXPECTED[case].strict_pass):
-            differing[case] = verdict["reward"]
-    import pandas
-    if pandas.__version__ == "2.3.1":
-        assert differing == {}
+def test_recorded_verdicts_are_m4bench_code_except_where_pandas_versions_differ():
+    """EXPECTED (written under pandas 2.3.1) is what M4Bench's own code gives, recorded in
+    tests/fixtures/golden/malformed_verdicts.json under the pandas of provenance.json: equal
+    everywhere under 2.3.1, and elsewhere except the cases pandas 3 reads differently."""
+    recorded = golden.malformed_verdicts()
+    assert set(recorded) == set(EXPECTED)
+    differing = {case for case, verdict in recorded.items()
+                 if (verdict["reward"], verdict["strict_pass"]) != (round(EXPECTED[case].reward, 6),
+                                                                    EXPECTED[case].strict_pass)}
+    if golden.provenance()["pandas"] == "2.3.1":
+        assert differing == set()
     else:
-        assert set(differing) <= PANDAS_3_DIFFERS
+        assert differing <= PANDAS_3_DIFFERS
 
 
 def test_open_in_folder_opens_a_regular_file_and_refuses_the_rest(tmp_path):

@@ -3,10 +3,12 @@
 For each of the tasks, the reference is exported twice (the way M4Bench writes
 ground truth, DuckDB -> pandas -> to_csv, and with `m4agent reference export`),
 perturbed in the benchmark's ways, and graded in one dbt pass; reward, match
-rates and the strict verdict must equal M4Bench's own code (read from the
-mirror) to 1e-6. A second test does the same with random compositions of edits
-(tests/fixtures/grading/fuzz.py). Needs built references: $M4AGENT_TEST_DATA_DIR,
-or a small synthetic build made here.
+rates and the strict verdict must equal the pandas restatement of M4Bench's rules
+(tests/support/pandas_oracle.py) to 1e-6; a second test does the same with random
+compositions of edits (tests/fixtures/grading/fuzz.py). M4Bench's own verdicts on
+perturbed and edited copies of its ground truth, graded against our references, are
+committed and checked in tests/test_references.py. Needs built references:
+$M4AGENT_TEST_DATA_DIR, or the session's shared build (tests/conftest.py).
 """
 
 from __future__ import annotations
@@ -17,7 +19,6 @@ from pathlib import Path
 
 import duckdb
 import pytest
-from fixtures.grading import original
 from fixtures.grading.fuzz import compose
 from support import pandas_oracle
 from support.perturb import perturbations, read_rows
@@ -29,18 +30,11 @@ from m4agent.registry import all_tasks
 
 
 @pytest.fixture(scope="module")
-def data_dir(tmp_path_factory) -> Path:
+def data_dir(request: pytest.FixtureRequest) -> Path:
     given = os.environ.get("M4AGENT_TEST_DATA_DIR")
     if given:
         return Path(given)
-    from m4agent.dbt_runner import build
-    from m4agent.synth import synthesize
-
-    root = tmp_path_factory.mktemp("grading_references")
-    for dataset in ("mimic-iv", "eicu"):
-        synthesize(dataset, root, patients=100, seed=11)
-    build(root)
-    return root
+    return request.getfixturevalue("harness_data_dir")
 
 
 def _m4bench_truths(data_dir: Path, tasks: dict, folder: Path, suffix: str = "") -> dict[str, Path]:
@@ -55,7 +49,7 @@ def _m4bench_truths(data_dir: Path, tasks: dict, folder: Path, suffix: str = "")
 
 
 def _mismatches(results: dict, expected: dict) -> dict:
-    """Runs whose reward, strict verdict, match rates, extra keys or key precision differ from M4Bench's."""
+    """Runs whose reward, strict verdict, match rates, extra keys or key precision differ from the expected."""
     mismatches = {}
     for run_id, theirs in expected.items():
         ours = results[run_id]
@@ -71,37 +65,70 @@ def _mismatches(results: dict, expected: dict) -> dict:
     return mismatches
 
 
-@pytest.mark.slow
-@pytest.mark.skipif(not original.available(), reason="mirror of hannesill/m4 not present")
-def test_perturbed_references_score_as_m4bench(data_dir, tmp_path):
+def _pandas_verdicts(runs: list[Run], truths: dict[str, Path]) -> dict[str, dict]:
+    return {run.run_id: pandas_oracle.grade(run.task, run.output, truths[run.run_id]) for run in runs}
+
+
+@pytest.fixture(scope="module")
+def perturbed(data_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, dict]:
+    """Perturbed copies of every task's reference in both export styles, graded in one pass:
+    (our results, the pandas restatement's verdicts) by run id."""
+    tmp_path = tmp_path_factory.mktemp("perturbed")
     tasks = all_tasks()
     truths = {(name, "pandas"): path for name, path in _m4bench_truths(data_dir, tasks, tmp_path, ".pandas").items()}
     for name in tasks:
         truths[(name, "export")] = export(name, data_dir, tmp_path / f"{name}.export.csv")
     rng = random.Random(3)
-    runs, expected = [], {}
+    runs, truth_of = [], {}
     for (name, style), truth in truths.items():
         makers = perturbations(tasks[name], read_rows(truth), rng)
         for index in range(0, len(makers), 3 if style == "pandas" else 5):
             output = tmp_path / "runs" / f"{name}.{style}.{index}.csv"
             output.parent.mkdir(exist_ok=True)
-            output.write_text(makers[index](), newline="")
+            text = makers[index]()
+            if text is not None:
+                output.write_text(text, newline="")
             runs.append(Run(output.stem, tasks[name], output))
-            expected[output.stem] = original.evaluate(tasks[name].path, output, truth)
-    results = grade_runs(runs, data_dir)
-    assert not _mismatches(results, expected)
-    # the runs of tasks sharing a reference and its columns (a task and its -raw twin) go through one query
-    # (counted in two parts built side by side, int_grading__column_counts_large and _small)
+            truth_of[output.stem] = truth
+    return grade_runs(runs, data_dir), _pandas_verdicts(runs, truth_of)
+
+
+@pytest.mark.slow
+def test_perturbed_references_grade_as_the_restatement(perturbed: tuple[dict, dict]) -> None:
+    results, expected = perturbed
+    assert _mismatches(results, expected) == {}
+
+
+@pytest.mark.slow
+def test_perturbed_references_reach_both_verdicts(perturbed: tuple[dict, dict]) -> None:
+    results = perturbed[0].values()
+    assert any(r["strict_pass"] for r in results) and any(r["reward"] == 0 for r in results)
+
+
+@pytest.mark.slow
+def test_tasks_sharing_a_reference_and_columns_are_counted_in_one_query(perturbed: tuple[dict, dict],
+                                                                        data_dir: Path) -> None:
+    """The runs of tasks sharing a reference and its columns (a task and its -raw twin) go through
+    one query (counted in two parts built side by side, int_grading__column_counts_large and _small)."""
+    tasks = all_tasks()
     compiled = "".join((data_dir / "dbt" / "grading" / "compiled" / "m4agent" / "models" / "grading"
                         / f"int_grading__column_counts_{part}.sql").read_text() for part in ("large", "small"))
     shared = {(task.reference_model, tuple(slot_columns(task)), tuple(sorted(task.tolerance.items())))
               for task in tasks.values()}
     assert compiled.count("output_rows.task IN (") == len(shared) < len(tasks)
-    # and a reference read into the same slots is rendered once, for the first of its tasks by name
+
+
+@pytest.mark.slow
+def test_a_reference_read_into_the_same_slots_is_rendered_once(perturbed: tuple[dict, dict], data_dir: Path) -> None:
+    """A reference read into the same slots is rendered once, for the first of its tasks by name."""
+    tasks = all_tasks()
     con = duckdb.connect(str(data_dir / "mimic_iv.duckdb"), read_only=True)
-    shares = dict(con.execute("SELECT task, truth_task FROM grading.int_grading__truth_tasks").fetchall())
-    rendered = {task for (task,) in con.execute("SELECT DISTINCT task FROM grading.int_grading__truth_rows").fetchall()}
-    con.close()
+    try:
+        shares = dict(con.execute("SELECT task, truth_task FROM grading.int_grading__truth_tasks").fetchall())
+        rendered = {task for (task,) in con.execute(
+            "SELECT DISTINCT task FROM grading.int_grading__truth_rows").fetchall()}
+    finally:
+        con.close()
 
     def reading(task):
         return task.reference_model, task.dataset, tuple(task.key_columns), tuple(slot_columns(task))
@@ -110,16 +137,14 @@ def test_perturbed_references_score_as_m4bench(data_dir, tmp_path):
     assert shares == {name: first_by_name[reading(task)] for name, task in tasks.items()}
     assert rendered == set(shares.values()) and len(rendered) < len(tasks)
     assert shares["mimic-urine-output-rate-raw"] == "mimic-urine-output-rate"
-    assert any(r["strict_pass"] for r in results.values()) and any(r["reward"] == 0 for r in results.values())
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(not original.available(), reason="mirror of hannesill/m4 not present")
-def test_random_edits_score_as_m4bench(data_dir, tmp_path):
+def test_random_edits_grade_as_the_restatement(data_dir: Path, tmp_path: Path) -> None:
     tasks = all_tasks()
     truths = _m4bench_truths(data_dir, tasks, tmp_path)
     rng = random.Random(2026)
-    runs, expected, edits = [], {}, {}
+    runs, truth_of, edits = [], {}, {}
     for name, truth in truths.items():
         rows = read_rows(truth)
         for index in range(3):
@@ -129,8 +154,9 @@ def test_random_edits_score_as_m4bench(data_dir, tmp_path):
             output.write_text(text, newline="")
             runs.append(Run(output.stem, tasks[name], output))
             edits[output.stem] = names
-            expected[output.stem] = original.evaluate(tasks[name].path, output, truth)
+            truth_of[output.stem] = truth
     results = grade_runs(runs, data_dir)
-    assert {run_id: (edits[run_id], *scores) for run_id, scores in _mismatches(results, expected).items()} == {}
+    mismatches = _mismatches(results, _pandas_verdicts(runs, truth_of))
+    assert {run_id: (edits[run_id], *scores) for run_id, scores in mismatches.items()} == {}
     # the edits reach both outcomes: some outputs still pass, some fail
     assert any(r["strict_pass"] for r in results.values()) and any(not r["strict_pass"] for r in results.values())

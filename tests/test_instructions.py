@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from support.task_tree import m4bench_task_tree, task_tree_with_skills
+from support.task_tree import task_tree_with_skills
 
 from m4agent.errors import M4AgentError
 from m4agent.harness.conditions import CONDITION_NAMES
@@ -137,33 +137,3 @@ def test_unknown_condition_is_an_error(tasks: dict[str, Task]) -> None:
 def test_packaged_tasks_build_under_no_skill() -> None:
     for task in all_tasks(TASKS_DIR).values():
         assert build_instruction(task, "no-skill").startswith(ISOLATION)
-
-
-# -- M4Bench's own tree -----------------------------------------------------------------------
-
-@pytest.fixture(scope="module")
-def m4bench(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Task]:
-    tree = m4bench_task_tree(tmp_path_factory.mktemp("m4bench"))
-    if tree is None:
-        pytest.skip("M4_ORIGINAL_REPO is not set (a checkout or git mirror of hannesill/m4)")
-    return all_tasks(tree)
-
-
-def test_m4bench_specifications_build_for_exactly_the_tasks_that_have_one(m4bench: dict[str, Task]) -> None:
-    built, refused = set(), set()
-    for task in m4bench.values():
-        try:
-            text = build_instruction(task, "operational-spec")
-        except M4AgentError:
-            refused.add(task.name)
-            continue
-        built.add(task.name)
-        assert text.rstrip().endswith(task.operational_spec.read_text().strip()), task.name
-    assert built == {t.name for t in m4bench.values() if t.operational_spec.is_file()}
-    assert len(built) == 8 and len(refused) == 20
-
-
-def test_m4bench_instructions_render_every_placeholder(m4bench: dict[str, Task]) -> None:
-    for task in m4bench.values():
-        text = build_instruction(task, "no-skill")
-        assert "./output.csv" in text and not re.search(r"\{\w+\}", text), task.name

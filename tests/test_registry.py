@@ -1,49 +1,25 @@
 """The task registry: 28 task folders, their facts, and `m4agent tasks list|show`.
 
-Where the original M4Bench repository is available (a git mirror at
-``$M4_ORIGINAL_REPO``), each original ``task.toml`` is loaded unchanged with
-our registry and must agree with ours in every evaluation field, mode,
-dataset, reference and drop list.
+Each original M4Bench ``task.toml``, as our registry loads it, must agree with ours in
+every evaluation field, mode, dataset, reference and drop list; the original's fields
+and the digests of its instruction lines are committed facts
+(tests/support/original_facts.py), remade from a checkout by the regeneration check.
 """
 
 from __future__ import annotations
 
-import os
-import re
-import subprocess
 from collections import Counter
 from pathlib import Path
 
 import pytest
+from support import original_facts
 from typer.testing import CliRunner
 
 from m4agent.cli import app
-from m4agent.registry import TASKS_DIR, Task, all_tasks, load_task
+from m4agent.registry import TASKS_DIR, all_tasks
 
-ORIGINAL_REPO: Path | None = Path(os.environ["M4_ORIGINAL_REPO"]) if os.environ.get("M4_ORIGINAL_REPO") else None
 TASKS = all_tasks()
-
-
-def _git(*args: str) -> str:
-    return subprocess.run(["git", "-C", str(ORIGINAL_REPO), *args], capture_output=True, text=True,
-                          check=True).stdout
-
-
-def _original_task_files() -> list[str]:
-    if ORIGINAL_REPO is None or not ORIGINAL_REPO.exists():
-        return []
-    try:
-        listing = _git("ls-tree", "-r", "--name-only", "HEAD", "benchmark/tasks")
-    except (subprocess.CalledProcessError, FileNotFoundError):
-        return []
-    return [p for p in listing.splitlines() if re.fullmatch(r"benchmark/tasks/[^/]+/[^/]+/task\.toml", p)]
-
-
-ORIGINAL_FILES = _original_task_files()
-needs_mirror = pytest.mark.skipif(
-    not ORIGINAL_FILES,
-    reason="set M4_ORIGINAL_REPO to a clone of hannesill/m4" if ORIGINAL_REPO is None
-    else f"original M4Bench repository not found at M4_ORIGINAL_REPO={ORIGINAL_REPO}")
+ORIGINAL_TASKS = original_facts.original_tasks()
 
 
 def test_counts_match_the_paper() -> None:
@@ -103,45 +79,31 @@ def test_references_follow_the_paper_table() -> None:
     assert TASKS["mimic-meld-24h"].tolerance == {"meld": 1.0}
 
 
-def _load_original(tmp_path: Path, path: str) -> Task:
-    family, name = path.split("/")[2:4]
-    folder = tmp_path / family / name
-    folder.mkdir(parents=True)
-    (folder / "task.toml").write_text(_git("show", f"HEAD:{path}"))
-    return load_task(name, tasks_dir=tmp_path)
-
-
-@needs_mirror
 def test_every_original_task_is_ours() -> None:
-    names = {p.split("/")[3] for p in ORIGINAL_FILES}
-    assert names == set(TASKS)
+    assert set(ORIGINAL_TASKS) == set(TASKS)
 
 
-@needs_mirror
-@pytest.mark.parametrize("path", ORIGINAL_FILES, ids=lambda p: p.split("/")[3])
-def test_original_task_loads_unchanged_and_matches(path: str, tmp_path: Path) -> None:
-    original = _load_original(tmp_path, path)
-    ours = TASKS[original.name]
-    for field in ("key_columns", "value_columns", "required_columns", "row_coverage_threshold",
-                  "accuracy_threshold", "tolerance", "mode", "dataset", "drop_tables", "reference",
-                  "reference_model", "family"):
-        assert getattr(ours, field) == getattr(original, field), field
-    assert ours.scored_columns == original.scored_columns
+@pytest.mark.parametrize("name", sorted(ORIGINAL_TASKS))
+def test_task_fields_equal_the_original_task_toml(name: str) -> None:
+    """Each original task.toml, as our registry loads it (committed facts), has our fields."""
+    assert original_facts.task_fields(TASKS[name]) == ORIGINAL_TASKS[name]
 
 
-@needs_mirror
-@pytest.mark.parametrize("path", ORIGINAL_FILES, ids=lambda p: p.split("/")[3])
-def test_instruction_is_our_own_wording(path: str) -> None:
-    """Same requirements, different prose: no sentence-length line of the original appears verbatim."""
-    name = path.split("/")[3]
-    theirs = _git("show", f"HEAD:{path.removesuffix('task.toml')}instruction.md")
-    ours = " ".join(TASKS[name].instruction.split()).lower()
-    plain_list = re.compile(r"^([\w-]+, *)+[\w-]+,?\.?$")  # column or category names: facts, not prose
-    for line in theirs.splitlines():
-        line = " ".join(line.split()).lower()
-        if len(line) < 40 or plain_list.match(line):
-            continue
-        assert line not in ours, f"copied from the original instruction: {line!r}"
+@pytest.mark.parametrize("name", sorted(ORIGINAL_TASKS))
+def test_instruction_is_our_own_wording(name: str) -> None:
+    """Same requirements, different prose: no sentence-length line of the original's instruction
+    (known here by its length and SHA-256) appears verbatim in ours."""
+    lines = original_facts.facts()["instruction_lines"][name]
+    assert lines, f"{name}: no line of the original's instruction recorded"
+    assert original_facts.copied_lines(TASKS[name].instruction, lines) == []
+
+
+def test_instruction_check_finds_a_copied_line() -> None:
+    """The digest check sees a line that is there: a line of our own instruction, digested as the
+    original's lines are, is found in it."""
+    ours = TASKS["mimic-sofa-24h"].instruction
+    line = next(n for n in map(original_facts.normalised, ours.splitlines()) if original_facts.is_prose(n))
+    assert original_facts.copied_lines("Intro.\n" + ours, [[len(line), original_facts.digest(line)]]) != []
 
 
 def test_cli_tasks_list() -> None:

@@ -127,3 +127,45 @@ def perturbed_outputs(out_dir: Path, golden_dir: Path = GOLDEN) -> list[tuple[st
 def perturbed_verdicts() -> dict[str, dict]:
     """M4Bench's verdict on each perturbed output (see perturbed_outputs)."""
     return json.loads(PERTURBED.read_text())
+
+
+FUZZED = GOLDEN / "fuzzed_verdicts.json"
+MALFORMED = GOLDEN / "malformed_verdicts.json"
+FUZZ_PER_TASK = 3
+
+
+def fuzzed_outputs(out_dir: Path, golden_dir: Path = GOLDEN) -> list[tuple[str, str, Path, str]]:
+    """Agent outputs made from the original's ground truth by random compositions of edits
+    (tests/fixtures/grading/fuzz.py: FUZZ_PER_TASK per task without ties, random.Random(2026) per
+    task), written under ``out_dir``; (run id, task, path, SHA-256 of the text) per output."""
+    import random
+
+    from fixtures.grading.fuzz import compose
+
+    from m4agent.registry import all_tasks
+
+    outputs = []
+    for name, task in sorted(all_tasks().items()):
+        if name in tie_tasks():
+            continue
+        rng = random.Random(2026)
+        rows = truth_rows(name, golden_dir)
+        for index in range(FUZZ_PER_TASK):
+            _, text = compose(task, rows, rng)
+            run_id = f"{name}.fuzz{index}"
+            path = out_dir / run_id / "output.csv"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text, newline="")
+            outputs.append((run_id, name, path, hashlib.sha256(text.encode("utf-8")).hexdigest()))
+    return outputs
+
+
+def fuzzed_verdicts() -> dict[str, dict]:
+    """M4Bench's verdict on each fuzzed output (see fuzzed_outputs)."""
+    return json.loads(FUZZED.read_text())
+
+
+def malformed_verdicts() -> dict[str, dict]:
+    """M4Bench's reward and strict verdict on each malformed output of
+    tests/fixtures/grading/malformed.py (task fx-meld), under the pandas of provenance.json."""
+    return json.loads(MALFORMED.read_text())

@@ -13,7 +13,8 @@ every task what each condition needs, all plainly marked as test content:
 - ``operational-spec.md``: a short specification naming the task's columns.
 
 ``m4bench_task_tree`` gives the original's ``benchmark/tasks`` when ``$M4_ORIGINAL_REPO``
-names a checkout (or a git mirror, whose tree is exported) of ``hannesill/m4``.
+names a checkout (or a git mirror, whose tree is exported) of ``hannesill/m4``; only the
+regeneration of the golden facts uses it (tests/support/original_facts.py).
 """
 
 from __future__ import annotations
