@@ -4,18 +4,21 @@
 -- critically ill hospitalized adults. Chest 1991;100:1619-1636.
 -- Conventions are listed in ref_apsiii_24h.yml.
 
-{#- Variables scored "worst from normal": the extreme (lowest or highest) further from the
-    midpoint is scored; when both are equally far, the higher score wins. -#}
-{%- set worst_from_normal = [
-    ('hr_score', 'heart_rate', 75),
-    ('mbp_score', 'mbp', 90),
-    ('temp_score', 'temperature', 38),
-    ('resp_rate_score', 'resp_rate', 19),
-    ('hematocrit_score', 'hematocrit', 45.5),
-    ('wbc_score', 'wbc', 11.5),
-    ('sodium_score', 'sodium', 145.5),
-    ('albumin_score', 'albumin', 3.5),
-    ('glucose_score', 'glucose', 130),
+{#- The variables scored from their lowest and highest first-day values (macros apsiii_points
+    and apsiii_scored_extreme), with the names of their score columns. -#}
+{%- set extremes_scored = [
+    ('hr_score', 'heart_rate'),
+    ('mbp_score', 'mbp'),
+    ('temp_score', 'temperature'),
+    ('resp_rate_score', 'resp_rate'),
+    ('hematocrit_score', 'hematocrit'),
+    ('wbc_score', 'wbc'),
+    ('creatinine_score', 'creatinine'),
+    ('bun_score', 'bun'),
+    ('sodium_score', 'sodium'),
+    ('albumin_score', 'albumin'),
+    ('bilirubin_score', 'bilirubin'),
+    ('glucose_score', 'glucose'),
 ] %}
 
 WITH icu_stays AS (
@@ -80,19 +83,7 @@ acid_base AS (
     -- Worst acid-base score over the arterial gases with both pH and PaCO2.
     SELECT
         stay_id,
-        MAX(
-            CASE
-                WHEN ph < 7.20 THEN CASE WHEN pco2 < 50 THEN 12 ELSE 4 END
-                WHEN ph < 7.30 THEN
-                    CASE WHEN pco2 < 30 THEN 9 WHEN pco2 < 40 THEN 6 WHEN pco2 < 50 THEN 3 ELSE 2 END
-                WHEN ph < 7.35 THEN CASE WHEN pco2 < 30 THEN 9 WHEN pco2 < 45 THEN 0 ELSE 1 END
-                WHEN ph < 7.45 THEN CASE WHEN pco2 < 30 THEN 5 WHEN pco2 < 45 THEN 0 ELSE 1 END
-                WHEN ph < 7.50 THEN
-                    CASE WHEN pco2 < 30 THEN 5 WHEN pco2 < 35 THEN 0 WHEN pco2 < 45 THEN 2 ELSE 12 END
-                WHEN ph < 7.60 THEN CASE WHEN pco2 < 40 THEN 3 ELSE 12 END
-                ELSE CASE WHEN pco2 < 25 THEN 0 WHEN pco2 < 40 THEN 3 ELSE 12 END
-            END
-        ) AS acidbase_score
+        MAX({{ apsiii_acid_base_points('ph', 'pco2') }}) AS acidbase_score
     FROM arterial_gases
     WHERE ph IS NOT NULL AND pco2 IS NOT NULL
     GROUP BY stay_id
@@ -222,114 +213,9 @@ points_at_{{ side }} AS (
     -- Points of each variable's {{ 'lowest' if side == 'min' else 'highest' }} first-day value.
     SELECT
         stay_id,
-        CASE
-            WHEN heart_rate_{{ side }} IS NULL THEN NULL
-            WHEN heart_rate_{{ side }} < 40 THEN 8
-            WHEN heart_rate_{{ side }} < 50 THEN 5
-            WHEN heart_rate_{{ side }} < 100 THEN 0
-            WHEN heart_rate_{{ side }} < 110 THEN 1
-            WHEN heart_rate_{{ side }} < 120 THEN 5
-            WHEN heart_rate_{{ side }} < 140 THEN 7
-            WHEN heart_rate_{{ side }} < 155 THEN 13
-            WHEN heart_rate_{{ side }} >= 155 THEN 17
-        END AS hr_score,
-        CASE
-            WHEN mbp_{{ side }} IS NULL THEN NULL
-            WHEN mbp_{{ side }} < 40 THEN 23
-            WHEN mbp_{{ side }} < 60 THEN 15
-            WHEN mbp_{{ side }} < 70 THEN 7
-            WHEN mbp_{{ side }} < 80 THEN 6
-            WHEN mbp_{{ side }} < 100 THEN 0
-            WHEN mbp_{{ side }} < 120 THEN 4
-            WHEN mbp_{{ side }} < 130 THEN 7
-            WHEN mbp_{{ side }} < 140 THEN 9
-            WHEN mbp_{{ side }} >= 140 THEN 10
-        END AS mbp_score,
-        CASE
-            WHEN temperature_{{ side }} IS NULL THEN NULL
-            WHEN temperature_{{ side }} < 33.0 THEN 20
-            WHEN temperature_{{ side }} < 33.5 THEN 16
-            WHEN temperature_{{ side }} < 34.0 THEN 13
-            WHEN temperature_{{ side }} < 35.0 THEN 8
-            WHEN temperature_{{ side }} < 36.0 THEN 2
-            WHEN temperature_{{ side }} < 40.0 THEN 0
-            WHEN temperature_{{ side }} >= 40.0 THEN 4
-        END AS temp_score,
-        CASE
-            WHEN resp_rate_{{ side }} IS NULL THEN NULL
-            -- A slow rate on the ventilator is not penalised.
-            WHEN vent = 1 AND resp_rate_{{ side }} < 14 THEN 0
-            WHEN resp_rate_{{ side }} < 6 THEN 17
-            WHEN resp_rate_{{ side }} < 12 THEN 8
-            WHEN resp_rate_{{ side }} < 14 THEN 7
-            WHEN resp_rate_{{ side }} < 25 THEN 0
-            WHEN resp_rate_{{ side }} < 35 THEN 6
-            WHEN resp_rate_{{ side }} < 40 THEN 9
-            WHEN resp_rate_{{ side }} < 50 THEN 11
-            WHEN resp_rate_{{ side }} >= 50 THEN 18
-        END AS resp_rate_score,
-        CASE
-            WHEN hematocrit_{{ side }} IS NULL THEN NULL
-            WHEN hematocrit_{{ side }} < 41.0 THEN 3
-            WHEN hematocrit_{{ side }} < 50.0 THEN 0
-            WHEN hematocrit_{{ side }} >= 50.0 THEN 3
-        END AS hematocrit_score,
-        CASE
-            WHEN wbc_{{ side }} IS NULL THEN NULL
-            WHEN wbc_{{ side }} < 1.0 THEN 19
-            WHEN wbc_{{ side }} < 3.0 THEN 5
-            WHEN wbc_{{ side }} < 20.0 THEN 0
-            WHEN wbc_{{ side }} < 25.0 THEN 1
-            WHEN wbc_{{ side }} >= 25.0 THEN 5
-        END AS wbc_score,
-        CASE
-            WHEN creatinine_{{ side }} IS NULL THEN NULL
-            -- With acute renal failure creatinine scores 0 or 10.
-            WHEN arf = 1 AND creatinine_{{ side }} < 1.5 THEN 0
-            WHEN arf = 1 AND creatinine_{{ side }} >= 1.5 THEN 10
-            WHEN creatinine_{{ side }} < 0.5 THEN 3
-            WHEN creatinine_{{ side }} < 1.5 THEN 0
-            WHEN creatinine_{{ side }} < 1.95 THEN 4
-            WHEN creatinine_{{ side }} >= 1.95 THEN 7
-        END AS creatinine_score,
-        CASE
-            WHEN bun_{{ side }} IS NULL THEN NULL
-            WHEN bun_{{ side }} < 17.0 THEN 0
-            WHEN bun_{{ side }} < 20.0 THEN 2
-            WHEN bun_{{ side }} < 40.0 THEN 7
-            WHEN bun_{{ side }} < 80.0 THEN 11
-            WHEN bun_{{ side }} >= 80.0 THEN 12
-        END AS bun_score,
-        CASE
-            WHEN sodium_{{ side }} IS NULL THEN NULL
-            WHEN sodium_{{ side }} < 120 THEN 3
-            WHEN sodium_{{ side }} < 135 THEN 2
-            WHEN sodium_{{ side }} < 155 THEN 0
-            WHEN sodium_{{ side }} >= 155 THEN 4
-        END AS sodium_score,
-        CASE
-            WHEN albumin_{{ side }} IS NULL THEN NULL
-            WHEN albumin_{{ side }} < 2.0 THEN 11
-            WHEN albumin_{{ side }} < 2.5 THEN 6
-            WHEN albumin_{{ side }} < 4.5 THEN 0
-            WHEN albumin_{{ side }} >= 4.5 THEN 4
-        END AS albumin_score,
-        CASE
-            WHEN bilirubin_{{ side }} IS NULL THEN NULL
-            WHEN bilirubin_{{ side }} < 2.0 THEN 0
-            WHEN bilirubin_{{ side }} < 3.0 THEN 5
-            WHEN bilirubin_{{ side }} < 5.0 THEN 6
-            WHEN bilirubin_{{ side }} < 8.0 THEN 8
-            WHEN bilirubin_{{ side }} >= 8.0 THEN 16
-        END AS bilirubin_score,
-        CASE
-            WHEN glucose_{{ side }} IS NULL THEN NULL
-            WHEN glucose_{{ side }} < 40 THEN 8
-            WHEN glucose_{{ side }} < 60 THEN 9
-            WHEN glucose_{{ side }} < 200 THEN 0
-            WHEN glucose_{{ side }} < 350 THEN 3
-            WHEN glucose_{{ side }} >= 350 THEN 5
-        END AS glucose_score
+        {%- for score, variable in extremes_scored %}
+        {{ apsiii_points(variable, variable ~ '_' ~ side) }} AS {{ score }}{{ ',' if not loop.last }}
+        {%- endfor %}
     FROM first_day_values
 ),
 {% endfor %}
@@ -337,90 +223,18 @@ points_at_{{ side }} AS (
 component_scores AS (
     SELECT
         vals.stay_id,
-        {%- for score, variable, midpoint in worst_from_normal %}
-        CASE
-            WHEN vals.{{ variable }}_max IS NULL THEN NULL
-            WHEN ABS(vals.{{ variable }}_max - {{ midpoint }}) > ABS(vals.{{ variable }}_min - {{ midpoint }})
-                THEN at_max.{{ score }}
-            WHEN ABS(vals.{{ variable }}_max - {{ midpoint }}) < ABS(vals.{{ variable }}_min - {{ midpoint }})
-                THEN at_min.{{ score }}
-            WHEN ABS(vals.{{ variable }}_max - {{ midpoint }}) = ABS(vals.{{ variable }}_min - {{ midpoint }})
-                AND at_max.{{ score }} >= at_min.{{ score }}
-                THEN at_max.{{ score }}
-            WHEN ABS(vals.{{ variable }}_max - {{ midpoint }}) = ABS(vals.{{ variable }}_min - {{ midpoint }})
-                AND at_max.{{ score }} < at_min.{{ score }}
-                THEN at_min.{{ score }}
-        END AS {{ score }},
+        -- Each variable scores the extreme farther from its normal midpoint, ties to the
+        -- higher points; BUN and bilirubin (and creatinine with acute renal failure) score
+        -- the highest value.
+        {%- for score, variable in extremes_scored %}
+        {{ apsiii_scored_extreme(variable, 'vals.' ~ variable ~ '_min', 'vals.' ~ variable ~ '_max',
+                                 'at_min.' ~ score, 'at_max.' ~ score, arf='vals.arf') }} AS {{ score }},
         {%- endfor %}
-        -- Creatinine: always the highest value with acute renal failure, otherwise worst
-        -- from 1.0 mg/dL, ties to the higher score.
-        CASE
-            WHEN vals.creatinine_max IS NULL THEN NULL
-            WHEN vals.arf = 1 THEN at_max.creatinine_score
-            WHEN ABS(vals.creatinine_max - 1) > ABS(vals.creatinine_min - 1) THEN at_max.creatinine_score
-            WHEN ABS(vals.creatinine_max - 1) < ABS(vals.creatinine_min - 1) THEN at_min.creatinine_score
-            WHEN at_max.creatinine_score >= at_min.creatinine_score THEN at_max.creatinine_score
-            WHEN at_max.creatinine_score < at_min.creatinine_score THEN at_min.creatinine_score
-        END AS creatinine_score,
-        -- BUN and bilirubin: always the highest value.
-        CASE WHEN vals.bun_max IS NULL THEN NULL ELSE at_max.bun_score END AS bun_score,
-        CASE WHEN vals.bilirubin_max IS NULL THEN NULL ELSE at_max.bilirubin_score END AS bilirubin_score,
-        CASE
-            WHEN vals.urineoutput IS NULL THEN NULL
-            WHEN vals.urineoutput < 400 THEN 15
-            WHEN vals.urineoutput < 600 THEN 8
-            WHEN vals.urineoutput < 900 THEN 7
-            WHEN vals.urineoutput < 1500 THEN 5
-            WHEN vals.urineoutput < 2000 THEN 4
-            WHEN vals.urineoutput < 4000 THEN 0
-            WHEN vals.urineoutput >= 4000 THEN 1
-        END AS uo_score,
-        -- GCS: eyes x verbal x motor table; unable to assess (intubated) scores 0 and
-        -- combinations outside the table (e.g. eyes closed but talking) are NULL.
-        CASE
-            WHEN vals.gcs_unable = 1 THEN 0
-            WHEN vals.gcs_eyes = 1 THEN
-                CASE
-                    WHEN vals.gcs_verbal = 1 AND vals.gcs_motor IN (1, 2) THEN 48
-                    WHEN vals.gcs_verbal = 1 AND vals.gcs_motor IN (3, 4) THEN 33
-                    WHEN vals.gcs_verbal = 1 AND vals.gcs_motor IN (5, 6) THEN 16
-                    WHEN vals.gcs_verbal IN (2, 3) AND vals.gcs_motor IN (1, 2) THEN 29
-                    WHEN vals.gcs_verbal IN (2, 3) AND vals.gcs_motor IN (3, 4) THEN 24
-                END
-            WHEN vals.gcs_eyes > 1 THEN
-                CASE
-                    WHEN vals.gcs_verbal = 1 AND vals.gcs_motor IN (1, 2) THEN 29
-                    WHEN vals.gcs_verbal = 1 AND vals.gcs_motor IN (3, 4) THEN 24
-                    WHEN vals.gcs_verbal = 1 AND vals.gcs_motor IN (5, 6) THEN 15
-                    WHEN vals.gcs_verbal IN (2, 3) AND vals.gcs_motor IN (1, 2) THEN 29
-                    WHEN vals.gcs_verbal IN (2, 3) AND vals.gcs_motor IN (3, 4) THEN 24
-                    WHEN vals.gcs_verbal IN (2, 3) AND vals.gcs_motor = 5 THEN 13
-                    WHEN vals.gcs_verbal IN (2, 3) AND vals.gcs_motor = 6 THEN 10
-                    WHEN vals.gcs_verbal = 4 AND vals.gcs_motor IN (1, 2, 3, 4) THEN 13
-                    WHEN vals.gcs_verbal = 4 AND vals.gcs_motor = 5 THEN 8
-                    WHEN vals.gcs_verbal = 4 AND vals.gcs_motor = 6 THEN 3
-                    WHEN vals.gcs_verbal = 5 AND vals.gcs_motor IN (1, 2, 3, 4, 5) THEN 3
-                    WHEN vals.gcs_verbal = 5 AND vals.gcs_motor = 6 THEN 0
-                END
-        END AS gcs_score,
+        {{ apsiii_urine_output_points('vals.urineoutput') }} AS uo_score,
+        -- GCS: unable to assess (intubated) scores 0; combinations outside the grid are NULL.
+        {{ apsiii_gcs_points('vals.gcs_eyes', 'vals.gcs_verbal', 'vals.gcs_motor', 'vals.gcs_unable') }} AS gcs_score,
         -- Oxygenation: PaO2 when available, otherwise A-aDO2.
-        CASE
-            WHEN vals.pao2 IS NOT NULL THEN
-                CASE
-                    WHEN vals.pao2 < 50 THEN 15
-                    WHEN vals.pao2 < 70 THEN 5
-                    WHEN vals.pao2 < 80 THEN 2
-                    ELSE 0
-                END
-            WHEN vals.aado2 IS NOT NULL THEN
-                CASE
-                    WHEN vals.aado2 < 100 THEN 0
-                    WHEN vals.aado2 < 250 THEN 7
-                    WHEN vals.aado2 < 350 THEN 9
-                    WHEN vals.aado2 < 500 THEN 11
-                    ELSE 14
-                END
-        END AS pao2_aado2_score,
+        {{ apsiii_oxygenation_points('vals.pao2', 'vals.aado2') }} AS pao2_aado2_score,
         vals.acidbase_score
     FROM first_day_values AS vals
     LEFT JOIN points_at_min AS at_min

@@ -81,22 +81,7 @@ acid_base_scores AS (
     -- Points for the pH and PaCO2 pair of each gas (Knaus 1991, acid-base grid).
     SELECT
         stay_id,
-        CASE
-            WHEN ph < 7.20 THEN
-                CASE WHEN pco2 < 50 THEN 12 ELSE 4 END
-            WHEN ph < 7.30 THEN
-                CASE WHEN pco2 < 30 THEN 9 WHEN pco2 < 40 THEN 6 WHEN pco2 < 50 THEN 3 ELSE 2 END
-            WHEN ph < 7.35 THEN
-                CASE WHEN pco2 < 30 THEN 9 WHEN pco2 < 45 THEN 0 ELSE 1 END
-            WHEN ph < 7.45 THEN
-                CASE WHEN pco2 < 30 THEN 5 WHEN pco2 < 45 THEN 0 ELSE 1 END
-            WHEN ph < 7.50 THEN
-                CASE WHEN pco2 < 30 THEN 5 WHEN pco2 < 35 THEN 0 WHEN pco2 < 45 THEN 2 ELSE 12 END
-            WHEN ph < 7.60 THEN
-                CASE WHEN pco2 < 40 THEN 3 ELSE 12 END
-            ELSE
-                CASE WHEN pco2 < 25 THEN 0 WHEN pco2 < 40 THEN 3 ELSE 12 END
-        END AS acidbase_score
+        {{ apsiii_acid_base_points('ph', 'pco2') }} AS acidbase_score
     FROM stay_arterial_gases
     WHERE ph IS NOT NULL AND pco2 IS NOT NULL
 
@@ -293,106 +278,22 @@ extremes AS (
 
 extreme_points AS (
 
-    -- Points of Knaus 1991 for one value; NULL when the value is missing.
+    -- Points of Knaus 1991 for one value (macro apsiii_points); NULL when the value is missing.
     SELECT
         stay_id,
         extreme,
-        CASE
-            WHEN heart_rate < 40 THEN 8
-            WHEN heart_rate < 50 THEN 5
-            WHEN heart_rate < 100 THEN 0
-            WHEN heart_rate < 110 THEN 1
-            WHEN heart_rate < 120 THEN 5
-            WHEN heart_rate < 140 THEN 7
-            WHEN heart_rate < 155 THEN 13
-            WHEN heart_rate >= 155 THEN 17
-        END AS heart_rate_points,
-        CASE
-            WHEN mbp < 40 THEN 23
-            WHEN mbp < 60 THEN 15
-            WHEN mbp < 70 THEN 7
-            WHEN mbp < 80 THEN 6
-            WHEN mbp < 100 THEN 0
-            WHEN mbp < 120 THEN 4
-            WHEN mbp < 130 THEN 7
-            WHEN mbp < 140 THEN 9
-            WHEN mbp >= 140 THEN 10
-        END AS mbp_points,
-        CASE
-            WHEN temperature < 33.0 THEN 20
-            WHEN temperature < 33.5 THEN 16
-            WHEN temperature < 34.0 THEN 13
-            WHEN temperature < 35.0 THEN 8
-            WHEN temperature < 36.0 THEN 2
-            WHEN temperature < 40.0 THEN 0
-            WHEN temperature >= 40.0 THEN 4
-        END AS temperature_points,
-        CASE
-            -- A slow rate on the ventilator is set, not the patient's: no points.
-            WHEN vent = 1 AND resp_rate < 14 THEN 0
-            WHEN resp_rate < 6 THEN 17
-            WHEN resp_rate < 12 THEN 8
-            WHEN resp_rate < 14 THEN 7
-            WHEN resp_rate < 25 THEN 0
-            WHEN resp_rate < 35 THEN 6
-            WHEN resp_rate < 40 THEN 9
-            WHEN resp_rate < 50 THEN 11
-            WHEN resp_rate >= 50 THEN 18
-        END AS resp_rate_points,
-        CASE
-            WHEN hematocrit < 41.0 THEN 3
-            WHEN hematocrit < 50.0 THEN 0
-            WHEN hematocrit >= 50.0 THEN 3
-        END AS hematocrit_points,
-        CASE
-            WHEN wbc < 1.0 THEN 19
-            WHEN wbc < 3.0 THEN 5
-            WHEN wbc < 20.0 THEN 0
-            WHEN wbc < 25.0 THEN 1
-            WHEN wbc >= 25.0 THEN 5
-        END AS wbc_points,
-        CASE
-            -- With acute renal failure only creatinine >= 1.5 mg/dL scores (10 points).
-            WHEN arf = 1 AND creatinine < 1.5 THEN 0
-            WHEN arf = 1 AND creatinine >= 1.5 THEN 10
-            WHEN creatinine < 0.5 THEN 3
-            WHEN creatinine < 1.5 THEN 0
-            WHEN creatinine < 1.95 THEN 4
-            WHEN creatinine >= 1.95 THEN 7
-        END AS creatinine_points,
-        CASE
-            WHEN bun < 17.0 THEN 0
-            WHEN bun < 20.0 THEN 2
-            WHEN bun < 40.0 THEN 7
-            WHEN bun < 80.0 THEN 11
-            WHEN bun >= 80.0 THEN 12
-        END AS bun_points,
-        CASE
-            WHEN sodium < 120 THEN 3
-            WHEN sodium < 135 THEN 2
-            WHEN sodium < 155 THEN 0
-            WHEN sodium >= 155 THEN 4
-        END AS sodium_points,
-        CASE
-            WHEN albumin < 2.0 THEN 11
-            WHEN albumin < 2.5 THEN 6
-            WHEN albumin < 4.5 THEN 0
-            WHEN albumin >= 4.5 THEN 4
-        END AS albumin_points,
-        CASE
-            WHEN bilirubin < 2.0 THEN 0
-            WHEN bilirubin < 3.0 THEN 5
-            WHEN bilirubin < 5.0 THEN 6
-            WHEN bilirubin < 8.0 THEN 8
-            WHEN bilirubin >= 8.0 THEN 16
-        END AS bilirubin_points,
-        CASE
-            WHEN glucose < 40 THEN 8
-            WHEN glucose < 60 THEN 9
-            WHEN glucose < 200 THEN 0
-            WHEN glucose < 350 THEN 3
-            WHEN glucose >= 350 THEN 5
-        END AS glucose_points
+        {{ apsiii_points('heart_rate', 'heart_rate') }} AS heart_rate_points,
+        {{ apsiii_points('mbp', 'mbp') }} AS mbp_points,
+        {{ apsiii_points('temperature', 'temperature') }} AS temperature_points,
+        {{ apsiii_points('resp_rate', 'resp_rate') }} AS resp_rate_points,
+        {{ apsiii_points('hematocrit', 'hematocrit') }} AS hematocrit_points,
+        {{ apsiii_points('wbc', 'wbc') }} AS wbc_points,
+        {{ apsiii_points('creatinine', 'creatinine') }} AS creatinine_points,
+        {{ apsiii_points('bun', 'bun') }} AS bun_points,
+        {{ apsiii_points('sodium', 'sodium') }} AS sodium_points,
+        {{ apsiii_points('albumin', 'albumin') }} AS albumin_points,
+        {{ apsiii_points('bilirubin', 'bilirubin') }} AS bilirubin_points,
+        {{ apsiii_points('glucose', 'glucose') }} AS glucose_points
     FROM extremes
 
 ),
@@ -412,92 +313,19 @@ max_points AS (
 component_scores AS (
 
     -- Each variable scores the extreme (first-day minimum or maximum) farther from its
-    -- normal midpoint, listed next to it below; on a tie, the higher points. BUN and
-    -- bilirubin score their highest value, and so does creatinine with acute renal failure.
+    -- normal midpoint; on a tie, the higher points. BUN and bilirubin score their highest
+    -- value, and so does creatinine with acute renal failure (macro apsiii_scored_extreme).
     SELECT
         cohort.*,
-        {%- for variable, midpoint in [
-            ('heart_rate', '75'),
-            ('mbp', '90'),
-            ('temperature', '38'),
-            ('resp_rate', '19'),
-            ('hematocrit', '45.5'),
-            ('wbc', '11.5'),
-            ('sodium', '145.5'),
-            ('albumin', '3.5'),
-            ('glucose', '130'),
-        ] %}
-        CASE
-            WHEN ABS({{ variable }}_max - {{ midpoint }}) > ABS({{ variable }}_min - {{ midpoint }})
-                THEN max_points.{{ variable }}_points
-            WHEN ABS({{ variable }}_max - {{ midpoint }}) < ABS({{ variable }}_min - {{ midpoint }})
-                THEN min_points.{{ variable }}_points
-            WHEN max_points.{{ variable }}_points >= min_points.{{ variable }}_points
-                THEN max_points.{{ variable }}_points
-            WHEN max_points.{{ variable }}_points < min_points.{{ variable }}_points
-                THEN min_points.{{ variable }}_points
-        END AS {{ variable }}_points,
+        {%- for variable in ['heart_rate', 'mbp', 'temperature', 'resp_rate', 'hematocrit', 'wbc',
+                             'creatinine', 'bun', 'sodium', 'albumin', 'bilirubin', 'glucose'] %}
+        {{ apsiii_scored_extreme(variable, variable ~ '_min', variable ~ '_max',
+                                 'min_points.' ~ variable ~ '_points', 'max_points.' ~ variable ~ '_points') }}
+            AS {{ variable }}_points,
         {%- endfor %}
-        CASE
-            WHEN arf = 1 THEN max_points.creatinine_points
-            WHEN ABS(creatinine_max - 1) > ABS(creatinine_min - 1) THEN max_points.creatinine_points
-            WHEN ABS(creatinine_max - 1) < ABS(creatinine_min - 1) THEN min_points.creatinine_points
-            WHEN max_points.creatinine_points >= min_points.creatinine_points THEN max_points.creatinine_points
-            WHEN max_points.creatinine_points < min_points.creatinine_points THEN min_points.creatinine_points
-        END AS creatinine_points,
-        max_points.bun_points,
-        max_points.bilirubin_points,
-        CASE
-            WHEN urineoutput < 400 THEN 15
-            WHEN urineoutput < 600 THEN 8
-            WHEN urineoutput < 900 THEN 7
-            WHEN urineoutput < 1500 THEN 5
-            WHEN urineoutput < 2000 THEN 4
-            WHEN urineoutput < 4000 THEN 0
-            WHEN urineoutput >= 4000 THEN 1
-        END AS uo_score,
-        CASE
-            -- Neurological points from the GCS components (Knaus 1991 grid); 0 when the
-            -- patient could not be assessed (sedated or intubated); NULL for combinations
-            -- the grid leaves out.
-            WHEN gcs_unable = 1 THEN 0
-            WHEN gcs_eyes = 1 THEN
-                CASE
-                    WHEN gcs_verbal = 1 AND gcs_motor IN (1, 2) THEN 48
-                    WHEN gcs_verbal = 1 AND gcs_motor IN (3, 4) THEN 33
-                    WHEN gcs_verbal = 1 AND gcs_motor IN (5, 6) THEN 16
-                    WHEN gcs_verbal IN (2, 3) AND gcs_motor IN (1, 2) THEN 29
-                    WHEN gcs_verbal IN (2, 3) AND gcs_motor IN (3, 4) THEN 24
-                END
-            WHEN gcs_eyes > 1 THEN
-                CASE
-                    WHEN gcs_verbal = 1 AND gcs_motor IN (1, 2) THEN 29
-                    WHEN gcs_verbal = 1 AND gcs_motor IN (3, 4) THEN 24
-                    WHEN gcs_verbal = 1 AND gcs_motor IN (5, 6) THEN 15
-                    WHEN gcs_verbal IN (2, 3) AND gcs_motor IN (1, 2) THEN 29
-                    WHEN gcs_verbal IN (2, 3) AND gcs_motor IN (3, 4) THEN 24
-                    WHEN gcs_verbal IN (2, 3) AND gcs_motor = 5 THEN 13
-                    WHEN gcs_verbal IN (2, 3) AND gcs_motor = 6 THEN 10
-                    WHEN gcs_verbal = 4 AND gcs_motor IN (1, 2, 3, 4) THEN 13
-                    WHEN gcs_verbal = 4 AND gcs_motor = 5 THEN 8
-                    WHEN gcs_verbal = 4 AND gcs_motor = 6 THEN 3
-                    WHEN gcs_verbal = 5 AND gcs_motor IN (1, 2, 3, 4, 5) THEN 3
-                    WHEN gcs_verbal = 5 AND gcs_motor = 6 THEN 0
-                END
-        END AS gcs_score,
-        CASE
-            -- PaO2 (off the ventilator, FiO2 < 50%) takes precedence over the A-a gradient.
-            WHEN pao2 IS NOT NULL THEN
-                CASE WHEN pao2 < 50 THEN 15 WHEN pao2 < 70 THEN 5 WHEN pao2 < 80 THEN 2 ELSE 0 END
-            WHEN aado2 IS NOT NULL THEN
-                CASE
-                    WHEN aado2 < 100 THEN 0
-                    WHEN aado2 < 250 THEN 7
-                    WHEN aado2 < 350 THEN 9
-                    WHEN aado2 < 500 THEN 11
-                    WHEN aado2 >= 500 THEN 14
-                END
-        END AS pao2_aado2_score
+        {{ apsiii_urine_output_points('urineoutput') }} AS uo_score,
+        {{ apsiii_gcs_points() }} AS gcs_score,
+        {{ apsiii_oxygenation_points('pao2', 'aado2') }} AS pao2_aado2_score
     FROM cohort
     LEFT JOIN min_points
         ON cohort.stay_id = min_points.stay_id
