@@ -88,7 +88,15 @@ _MIMIC_HOSP = {
     "diagnoses_icd": "subject_id INTEGER NN; hadm_id INTEGER NN; seq_num INTEGER NN; icd_code CHAR(7); icd_version SMALLINT",
     "labevents": "labevent_id INTEGER NN; subject_id INTEGER NN; hadm_id INTEGER; specimen_id INTEGER NN; itemid INTEGER NN; order_provider_id VARCHAR(10); charttime TIMESTAMP; storetime TIMESTAMP; value VARCHAR(200); valuenum DOUBLE; valueuom VARCHAR(20); ref_range_lower DOUBLE; ref_range_upper DOUBLE; flag VARCHAR(10); priority VARCHAR(7); comments TEXT",
     "d_labitems": "itemid INTEGER NN; label VARCHAR(50); fluid VARCHAR(50); category VARCHAR(50)",
+    # spec_type_desc: mimic-code's create.sql says NOT NULL; here it is nullable, deliberately: the
+    # original M4Bench loads PhysioNet's CSVs with no constraints, so a culture without a specimen
+    # type loads there and must load here (the synthetic edge cases plant such cultures, which
+    # suspicion_of_infection groups on). Listed in tests/test_schema_ddl.py.
     "microbiologyevents": "microevent_id INTEGER NN; subject_id INTEGER NN; hadm_id INTEGER; micro_specimen_id INTEGER NN; order_provider_id VARCHAR(10); chartdate TIMESTAMP NN; charttime TIMESTAMP; spec_itemid INTEGER NN; spec_type_desc VARCHAR(100); test_seq INTEGER NN; storedate TIMESTAMP; storetime TIMESTAMP; test_itemid INTEGER; test_name VARCHAR(100); org_itemid INTEGER; org_name VARCHAR(100); isolate_num SMALLINT; quantity VARCHAR(50); ab_itemid INTEGER; ab_name VARCHAR(30); dilution_text VARCHAR(10); dilution_comparison VARCHAR(20); dilution_value DOUBLE; interpretation VARCHAR(5); comments TEXT",
+    # drug: mimic-code's create.sql says NOT NULL; here it is nullable, deliberately: the original
+    # loads without constraints, and the antibiotic concept drops a row with a NULL drug (its name
+    # patterns never match NULL) as m4-infra does, where NOT NULL would fail the whole load.
+    # No reason was recorded when the schema was first written; listed in tests/test_schema_ddl.py.
     "prescriptions": "subject_id INTEGER NN; hadm_id INTEGER NN; pharmacy_id INTEGER NN; poe_id VARCHAR(25); poe_seq INTEGER; order_provider_id VARCHAR(10); starttime TIMESTAMP; stoptime TIMESTAMP; drug_type VARCHAR(20) NN; drug VARCHAR(255); formulary_drug_cd VARCHAR(50); gsn VARCHAR(255); ndc VARCHAR(25); prod_strength VARCHAR(255); form_rx VARCHAR(25); dose_val_rx VARCHAR(100); dose_unit_rx VARCHAR(50); form_val_disp VARCHAR(50); form_unit_disp VARCHAR(50); doses_per_24_hrs REAL; route VARCHAR(50)",
     "services": "subject_id INTEGER NN; hadm_id INTEGER NN; transfertime TIMESTAMP NN; prev_service VARCHAR(10); curr_service VARCHAR(10)",
     "transfers": "subject_id INTEGER NN; hadm_id INTEGER; transfer_id INTEGER NN; eventtype VARCHAR(10); careunit VARCHAR(255); intime TIMESTAMP; outtime TIMESTAMP",

@@ -33,15 +33,12 @@ from pathlib import Path
 
 import duckdb
 import pytest
+import sqlglot  # dev extras, with dbt-bigquery: a missing one is a broken install, not a skip
 
 from m4agent.dbt_runner import invoke
 from m4agent.paths import PROJECT_ROOT, database_path
 from m4agent.registry import all_tasks
 from m4agent.synth import synthesize
-
-pytest.importorskip("dbt.adapters.bigquery", reason="dbt-bigquery is not installed (pip install "
-                    "'dbt-bigquery>=1.11,<1.12'); the BigQuery target cannot be compiled")
-sqlglot = pytest.importorskip("sqlglot", reason="sqlglot is not installed (pip install sqlglot)")
 
 pytestmark = pytest.mark.slow
 

@@ -10,7 +10,6 @@ hand-shaped fixture (quotes, commas, line breaks, extremes).
 from __future__ import annotations
 
 import gzip
-import importlib
 from pathlib import Path
 
 import duckdb
@@ -20,16 +19,6 @@ from fixtures.physionet_tiny import write_tiny_database
 from m4agent.loader import load
 from m4agent.physionet_export import export
 from m4agent.schema import tables
-
-GENERATORS = {"mimic-iv": "m4agent.synth.mimic_iv", "eicu": "m4agent.synth.eicu"}
-
-
-def _has_generator(dataset: str) -> bool:
-    try:
-        module = importlib.import_module(GENERATORS[dataset])
-    except ImportError:
-        return False
-    return hasattr(module, "write_database")
 
 
 def _columns(con: duckdb.DuckDBPyConnection, catalog: str, schema: str, table: str) -> list[tuple]:
@@ -97,8 +86,6 @@ def test_export_writes_physionet_text(tmp_path: Path) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("dataset", ["mimic-iv", "eicu"])
 def test_synthetic_round_trip(dataset: str, tmp_path: Path) -> None:
-    if not _has_generator(dataset):
-        pytest.skip(f"{GENERATORS[dataset]}.write_database (the {dataset} synthetic generator) is not in this checkout")
     from m4agent.synth import synthesize
 
     original = synthesize(dataset, tmp_path / "synth", patients=40, seed=7)
