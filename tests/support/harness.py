@@ -16,14 +16,25 @@ SEED = 7
 
 
 def build_data_dir(root: Path) -> Path:
-    """A small synthetic MIMIC-IV and eICU with every reference built (about two minutes)."""
-    from m4agent.dbt_runner import build
-    from m4agent.synth import synthesize
+    """A small synthetic MIMIC-IV and eICU with every reference built (about two minutes), made by
+    the real ``m4agent quickstart`` command; what it printed is kept beside ``root``
+    (:func:`quickstart_record`), so the CLI tests check quickstart without a build of their own."""
+    from support.front_door import cli
 
-    for dataset in ("mimic-iv", "eicu"):
-        synthesize(dataset, root, patients=PATIENTS, seed=SEED)
-    build(root)
+    done = cli("quickstart", "--patients", str(PATIENTS), "--seed", str(SEED), "--data-dir", str(root),
+               timeout=1800)
+    for suffix, text in ((".out", done.stdout), (".err", done.stderr), (".rc", str(done.returncode))):
+        (root.parent / f"{root.name}.quickstart{suffix}").write_text(text)
+    assert done.returncode == 0, done.stderr[-3000:]
     return root
+
+
+def quickstart_record(root: Path) -> tuple[int, str, str]:
+    """(exit code, standard output, standard error) of the quickstart that built ``root``."""
+    def read(suffix: str) -> str:
+        return (root.parent / f"{root.name}.quickstart{suffix}").read_text()
+
+    return int(read(".rc")), read(".out"), read(".err")
 
 
 def docker_engine() -> Any:

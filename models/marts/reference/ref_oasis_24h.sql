@@ -4,89 +4,13 @@
 -- Acute Physiology And Chronic Health Evaluation data elements shows comparable predictive
 -- accuracy. Crit Care Med 2013;41:1711-1718. Conventions are listed in ref_oasis_24h.yml.
 
-WITH icu_stays AS (
-    SELECT subject_id, hadm_id, stay_id, intime
-    FROM {{ ref('stg_mimiciv_icu__icustays') }}
-),
-
-surgical_stays AS (
-    -- 1 when any service of the admission that started before intime + 24 h is surgical
-    -- (curr_service containing 'surg', any case, or 'ORTHO').
-    SELECT
-        stays.stay_id,
-        MAX(
-            CASE
-                WHEN LOWER(services.curr_service) LIKE '%surg%' THEN 1
-                WHEN services.curr_service = 'ORTHO' THEN 1
-                ELSE 0
-            END
-        ) AS surgical
-    FROM icu_stays AS stays
-    LEFT JOIN {{ ref('stg_mimiciv_hosp__services') }} AS services
-        ON stays.hadm_id = services.hadm_id
-        AND services.transfertime < {{ dbt.dateadd('day', 1, 'stays.intime') }}
-    GROUP BY stays.stay_id
-),
-
-ventilated_stays AS (
-    -- 1 when an InvasiveVent episode starts, ends, or spans the first 24 hours.
-    SELECT
-        stays.stay_id,
-        MAX(CASE WHEN vent.stay_id IS NOT NULL THEN 1 ELSE 0 END) AS mechvent
-    FROM icu_stays AS stays
-    LEFT JOIN {{ ref('int_mimiciv_treatment__ventilation') }} AS vent
-        ON stays.stay_id = vent.stay_id
-        AND vent.ventilation_status = 'InvasiveVent'
-        AND (
-            (vent.starttime >= stays.intime AND vent.starttime <= {{ dbt.dateadd('day', 1, 'stays.intime') }})
-            OR (vent.endtime >= stays.intime AND vent.endtime <= {{ dbt.dateadd('day', 1, 'stays.intime') }})
-            OR (vent.starttime <= stays.intime AND vent.endtime >= {{ dbt.dateadd('day', 1, 'stays.intime') }})
-        )
-    GROUP BY stays.stay_id
-),
-
-first_day_values AS (
-    -- Stays without an admission or patient row are left out (inner joins, as the original).
-    SELECT
-        stays.subject_id,
-        stays.hadm_id,
-        stays.stay_id,
-        -- Minutes from hospital admission to ICU admission, fractional.
-        {{ dbt.datediff('admissions.admittime', 'stays.intime', 'microsecond') }} / 60000000.0 AS preiculos,
-        ages.age,
-        gcs.gcs_min,
-        vitals.heart_rate_max,
-        vitals.heart_rate_min,
-        vitals.mbp_max,
-        vitals.mbp_min,
-        vitals.resp_rate_max,
-        vitals.resp_rate_min,
-        vitals.temperature_max,
-        vitals.temperature_min,
-        vent.mechvent,
-        urine.urineoutput,
-        CASE
-            WHEN admissions.admission_type = 'ELECTIVE' AND surgery.surgical = 1 THEN 1
-            WHEN admissions.admission_type IS NULL OR surgery.surgical IS NULL THEN NULL
-            ELSE 0
-        END AS electivesurgery
-    FROM icu_stays AS stays
-    INNER JOIN {{ ref('stg_mimiciv_hosp__admissions') }} AS admissions
-        ON stays.hadm_id = admissions.hadm_id
-    INNER JOIN {{ ref('stg_mimiciv_hosp__patients') }} AS patients
-        ON stays.subject_id = patients.subject_id
-    LEFT JOIN {{ ref('int_mimiciv_demographics__age') }} AS ages
-        ON stays.hadm_id = ages.hadm_id
-    LEFT JOIN surgical_stays AS surgery
-        ON stays.stay_id = surgery.stay_id
-    LEFT JOIN {{ ref('int_mimiciv_firstday__first_day_gcs') }} AS gcs
-        ON stays.stay_id = gcs.stay_id
-    LEFT JOIN {{ ref('int_mimiciv_firstday__first_day_vitalsign') }} AS vitals
-        ON stays.stay_id = vitals.stay_id
-    LEFT JOIN {{ ref('int_mimiciv_firstday__first_day_urine_output') }} AS urine
-        ON stays.stay_id = urine.stay_id
-    LEFT JOIN ventilated_stays AS vent
-        ON stays.stay_id = vent.stay_id
+WITH first_day_values AS (
+    -- Macro oasis_first_day_values, shared with the oasis concept: stays with an admission
+    -- and a patient row (inner joins, as the original); preiculos in fractional minutes;
+    -- mechvent 1 when an InvasiveVent episode starts, ends, or spans the first 24 hours;
+    -- elective surgery when the admission is ELECTIVE and any service started before
+    -- intime + 24 h is surgical (curr_service containing 'surg', any case, or 'ORTHO').
+    {{ oasis_first_day_values() }}
 ),
 
 component_scores AS (
