@@ -207,12 +207,13 @@ def test_agent_past_its_time_limit_is_killed_and_recorded_timeout(engine: Any, d
                                                                    tmp_path: Path) -> None:
     campaign_dir = shell_campaign(tmp_path, tree, "echo started; sleep 600; echo never > output.csv\n",
                                   ["eicu-gcs"], "[limits]\nagent_seconds = 3")
-    started = time.monotonic()
     campaign.run(campaign_dir, data_dir, run_canary=False)
-    assert time.monotonic() - started < 120
     [spec] = campaign.planned_runs(campaign_dir)
-    result = records.read_json(records.run_folder(campaign_dir, spec) / "result.json")
+    folder = records.run_folder(campaign_dir, spec)
+    result = records.read_json(folder / "result.json")
     assert result["outcome"] == Outcome.TIMEOUT.value and result["reward"] == 0.0
+    # killed, not waited for: the line after the sleep never ran and no container is left
+    assert not (folder / "output.csv").exists()
     assert container.labelled(engine, campaign=campaign_id(campaign_dir)) == []
 
 
@@ -360,11 +361,9 @@ def test_ctrl_c_stops_a_campaign_promptly_and_records_interrupted_attempts(engin
     while len(container.labelled(engine, campaign=found_id, role="agent")) < 2 and time.monotonic() < deadline:
         time.sleep(0.2)
     time.sleep(1.0)
-    interrupted_at = time.monotonic()
     process.send_signal(signal.SIGINT)
-    process.communicate(timeout=60)
+    process.communicate(timeout=60)  # a hang fails here; how fast it stops is benchmarks' business
     assert process.returncode == 130
-    assert time.monotonic() - interrupted_at < 15
     assert container.labelled(engine, campaign=found_id) == []
     for spec in campaign.planned_runs(campaign_dir):
         ended = records.attempts(records.run_folder(campaign_dir, spec))

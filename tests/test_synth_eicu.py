@@ -54,40 +54,45 @@ def test_same_seed_same_contents_other_seed_differs(tmp_path: Path, eicu_db: Pat
     assert _contents(other)["eicu_crd.nursecharting"] != reference["eicu_crd.nursecharting"]
 
 
-def test_eicu_conventions(eicu_db: Path) -> None:
+# Each query holds one convention of real eICU; it must return true.
+CONVENTIONS = {
+    "unit stays are unique": "SELECT COUNT(*) = COUNT(DISTINCT patientunitstayid) FROM eicu_crd.patient",
+    "a patient has several hospital stays": """SELECT MAX(n) >= 2 FROM (SELECT COUNT(DISTINCT patienthealthsystemstayid)
+                                               AS n FROM eicu_crd.patient GROUP BY uniquepid)""",
+    "a hospital stay has several unit stays": """SELECT MAX(n) >= 2 FROM (SELECT COUNT(*) AS n FROM eicu_crd.patient
+                                                 GROUP BY patienthealthsystemstayid)""",
+    "uniquepid looks like 002-33870": "SELECT bool_and(regexp_full_match(uniquepid, '\\d{3}-\\d{4,6}')) FROM eicu_crd.patient",
+    "some charting before unit admission": "SELECT MIN(nursingchartoffset) < 0 FROM eicu_crd.nursecharting",
+    "hospital admissions long before the unit": "SELECT MIN(hospitaladmitoffset) < -18708 FROM eicu_crd.patient",
+    "unit discharge after admission": "SELECT bool_and(unitdischargeoffset > 0) FROM eicu_crd.patient",
+    "a later unit stay starts after the earlier one ended": """
+        SELECT bool_and(later.hospitaladmitoffset <= earlier.hospitaladmitoffset - earlier.unitdischargeoffset)
+        FROM eicu_crd.patient AS earlier
+        JOIN eicu_crd.patient AS later
+          ON earlier.patienthealthsystemstayid = later.patienthealthsystemstayid
+         AND later.unitvisitnumber = earlier.unitvisitnumber + 1""",
+    "APACHE codes missing as -1": "SELECT COUNT(*) > 0 FROM eicu_crd.apacheapsvar WHERE urine = -1 OR eyes = -1",
+    "infusion drug names carry units": "SELECT bool_and(drugname LIKE '%(%/%)') FROM eicu_crd.infusiondrug",
+    "one apacheapsvar row per stay at most": "SELECT COUNT(*) = COUNT(DISTINCT patientunitstayid) FROM eicu_crd.apacheapsvar",
+    "one apachepredvar row per stay at most":
+        "SELECT COUNT(*) = COUNT(DISTINCT patientunitstayid) FROM eicu_crd.apachepredvar",
+}
+
+
+@pytest.mark.parametrize("convention", list(CONVENTIONS))
+def test_eicu_convention_holds(eicu_db: Path, convention: str) -> None:
     con = duckdb.connect(str(eicu_db), read_only=True)
-
-    def one(sql: str) -> object:
-        return con.execute(sql).fetchone()[0]
-
     try:
-        # unit stays are unique; patients have several hospital stays, hospital stays several unit stays
-        assert one("SELECT COUNT(*) = COUNT(DISTINCT patientunitstayid) FROM eicu_crd.patient")
-        assert one("SELECT MAX(n) FROM (SELECT COUNT(DISTINCT patienthealthsystemstayid) AS n "
-                   "FROM eicu_crd.patient GROUP BY uniquepid)") >= 2
-        assert one("SELECT MAX(n) FROM (SELECT COUNT(*) AS n FROM eicu_crd.patient "
-                   "GROUP BY patienthealthsystemstayid)") >= 2
-        assert one("SELECT bool_and(regexp_full_match(uniquepid, '\\d{3}-\\d{4,6}')) FROM eicu_crd.patient")
-        # ages are text: numbers, '> 89' and missing
-        ages = {r[0] for r in con.execute("SELECT DISTINCT age FROM eicu_crd.patient").fetchall()}
-        assert "> 89" in ages and ("" in ages or None in ages)
-        assert all(a is None or a in ("", "> 89") or a.isdigit() for a in ages)
-        # offsets are minutes from unit admission, some before it
-        assert one("SELECT MIN(nursingchartoffset) FROM eicu_crd.nursecharting") < 0
-        assert one("SELECT MIN(hospitaladmitoffset) FROM eicu_crd.patient") < -18708
-        assert one("SELECT bool_and(unitdischargeoffset > 0) FROM eicu_crd.patient")
-        # a later unit stay of a hospital stay starts after the earlier one ended
-        assert one("""
-            SELECT bool_and(later.hospitaladmitoffset <= earlier.hospitaladmitoffset - earlier.unitdischargeoffset)
-            FROM eicu_crd.patient AS earlier
-            JOIN eicu_crd.patient AS later
-              ON earlier.patienthealthsystemstayid = later.patienthealthsystemstayid
-             AND later.unitvisitnumber = earlier.unitvisitnumber + 1""")
-        # APACHE codes missing as -1; infusion drug names carry units
-        assert one("SELECT COUNT(*) FROM eicu_crd.apacheapsvar WHERE urine = -1 OR eyes = -1") > 0
-        assert one("SELECT bool_and(drugname LIKE '%(%/%)') FROM eicu_crd.infusiondrug")
-        # one APACHE row per stay at most (the references rely on it)
-        for table in ("apacheapsvar", "apachepredvar"):
-            assert one(f"SELECT COUNT(*) = COUNT(DISTINCT patientunitstayid) FROM eicu_crd.{table}")
+        assert con.execute(CONVENTIONS[convention]).fetchone()[0] is True
     finally:
         con.close()
+
+
+def test_eicu_ages_are_text_numbers_over_89_band_and_missing(eicu_db: Path) -> None:
+    con = duckdb.connect(str(eicu_db), read_only=True)
+    try:
+        ages = {r[0] for r in con.execute("SELECT DISTINCT age FROM eicu_crd.patient").fetchall()}
+    finally:
+        con.close()
+    assert "> 89" in ages and ("" in ages or None in ages)
+    assert all(a is None or a in ("", "> 89") or a.isdigit() for a in ages)

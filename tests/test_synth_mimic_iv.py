@@ -70,39 +70,69 @@ def test_same_seed_gives_identical_tables_and_another_seed_differs(tmp_path: Pat
 # ---------------------------------------------------------------------------
 # conventions of real MIMIC-IV
 # ---------------------------------------------------------------------------
-def test_ids_and_times_follow_mimic_conventions(q: Query) -> None:
+def test_ids_lie_in_mimic_ranges(q: Query) -> None:
     assert q("SELECT min(subject_id) >= 10000032, max(subject_id) <= 19999987 FROM mimiciv_hosp.patients") == [(True, True)]
     assert q("SELECT min(hadm_id) >= 20000019, max(hadm_id) <= 29999928 FROM mimiciv_hosp.admissions") == [(True, True)]
     assert q("SELECT min(stay_id) >= 30000153, max(stay_id) <= 39999810 FROM mimiciv_icu.icustays") == [(True, True)]
-    # a stay_id is the transfer_id of its first ICU transfer
+
+
+def test_a_stay_id_is_the_transfer_id_of_its_first_icu_transfer(q: Query) -> None:
     assert q("""SELECT count(*) FROM mimiciv_icu.icustays i LEFT JOIN mimiciv_hosp.transfers t
                 ON t.transfer_id = i.stay_id AND t.careunit = i.first_careunit AND t.intime = i.intime
                 WHERE t.transfer_id IS NULL""") == [(0,)]
     assert q("SELECT count(*) - count(DISTINCT transfer_id) FROM mimiciv_hosp.transfers") == [(0,)]
-    for table, column in (("mimiciv_hosp.admissions", "admittime"), ("mimiciv_icu.chartevents", "charttime"),
-                          ("mimiciv_hosp.labevents", "charttime"), ("mimiciv_hosp.patients", "dod")):
-        lo, hi = q(f"SELECT min(year({column})), max(year({column})) FROM {table}")[0]
-        assert 2110 <= lo and hi <= 2214, (table, lo, hi)
-    for table, start in (("mimiciv_icu.chartevents", "charttime"), ("mimiciv_hosp.labevents", "charttime"),
-                         ("mimiciv_icu.outputevents", "charttime"), ("mimiciv_icu.datetimeevents", "charttime"),
-                         ("mimiciv_icu.inputevents", "starttime"), ("mimiciv_hosp.microbiologyevents", "chartdate")):
-        assert q(f"SELECT count(*) FROM {table} WHERE storetime < {start}") == [(0,)], table
+
+
+@pytest.mark.parametrize(("table", "column"), [
+    ("mimiciv_hosp.admissions", "admittime"), ("mimiciv_icu.chartevents", "charttime"),
+    ("mimiciv_hosp.labevents", "charttime"), ("mimiciv_hosp.patients", "dod")])
+def test_times_are_shifted_into_2110_2214(q: Query, table: str, column: str) -> None:
+    lo, hi = q(f"SELECT min(year({column})), max(year({column})) FROM {table}")[0]
+    assert 2110 <= lo and hi <= 2214, (lo, hi)
+
+
+@pytest.mark.parametrize(("table", "start"), [
+    ("mimiciv_icu.chartevents", "charttime"), ("mimiciv_hosp.labevents", "charttime"),
+    ("mimiciv_icu.outputevents", "charttime"), ("mimiciv_icu.datetimeevents", "charttime"),
+    ("mimiciv_icu.inputevents", "starttime"), ("mimiciv_hosp.microbiologyevents", "chartdate")])
+def test_storetime_is_never_before_the_event(q: Query, table: str, start: str) -> None:
+    assert q(f"SELECT count(*) FROM {table} WHERE storetime < {start}") == [(0,)]
+
+
+def test_microbiology_dates_are_midnight(q: Query) -> None:
     assert q("""SELECT count(*) FROM mimiciv_hosp.microbiologyevents
                 WHERE chartdate <> date_trunc('day', chartdate) OR storedate <> date_trunc('day', storedate)""") == [(0,)]
+
+
+def test_anchor_age_is_adult_and_capped_at_91(q: Query) -> None:
     ages = q("SELECT min(anchor_age), max(anchor_age), count(*) FILTER (anchor_age = 91) FROM mimiciv_hosp.patients")[0]
     assert ages[0] >= 18 and ages[1] == 91 and ages[2] > 0
+
+
+def test_anchor_year_groups_are_real_bands(q: Query) -> None:
     groups = {r[0] for r in q("SELECT DISTINCT anchor_year_group FROM mimiciv_hosp.patients")}
     assert groups <= set(catalog.ANCHOR_YEAR_GROUPS) and len(groups) > 1
+
+
+def test_icd_codes_have_no_dots_and_both_versions(q: Query) -> None:
     assert q("SELECT count(*) FROM mimiciv_hosp.diagnoses_icd WHERE icd_code LIKE '%.%'") == [(0,)]
     assert {r[0] for r in q("SELECT DISTINCT icd_version FROM mimiciv_hosp.diagnoses_icd")} == {9, 10}
-    # readmissions and stays that are not the first of their admission
-    assert q("SELECT count(*) FROM (SELECT subject_id FROM mimiciv_hosp.admissions GROUP BY 1 HAVING count(*) > 1)")[0][0] > 0
-    assert q("SELECT count(*) FROM (SELECT hadm_id FROM mimiciv_icu.icustays GROUP BY 1 HAVING count(*) > 1)")[0][0] > 0
-    assert q("""SELECT count(*) FROM (SELECT subject_id FROM mimiciv_icu.icustays
-                GROUP BY 1 HAVING count(DISTINCT hadm_id) > 1)""")[0][0] > 0  # ICU readmission
-    assert q("""SELECT count(*) FROM mimiciv_hosp.admissions a WHERE NOT EXISTS
-                (SELECT 1 FROM mimiciv_icu.icustays i WHERE i.hadm_id = a.hadm_id)""")[0][0] > 0  # ward-only
-    assert q("SELECT count(*) FROM mimiciv_icu.icustays WHERE los < 0.5")[0][0] > 0  # short stays
+
+
+ADMISSION_SHAPES = {
+    "hospital readmissions": "SELECT count(*) FROM (SELECT subject_id FROM mimiciv_hosp.admissions GROUP BY 1 HAVING count(*) > 1)",
+    "admissions with two ICU stays": "SELECT count(*) FROM (SELECT hadm_id FROM mimiciv_icu.icustays GROUP BY 1 HAVING count(*) > 1)",
+    "ICU readmissions": """SELECT count(*) FROM (SELECT subject_id FROM mimiciv_icu.icustays
+                           GROUP BY 1 HAVING count(DISTINCT hadm_id) > 1)""",
+    "ward-only admissions": """SELECT count(*) FROM mimiciv_hosp.admissions a WHERE NOT EXISTS
+                               (SELECT 1 FROM mimiciv_icu.icustays i WHERE i.hadm_id = a.hadm_id)""",
+    "ICU stays shorter than 12 hours": "SELECT count(*) FROM mimiciv_icu.icustays WHERE los < 0.5",
+}
+
+
+@pytest.mark.parametrize("shape", list(ADMISSION_SHAPES))
+def test_admission_shape_is_present(q: Query, shape: str) -> None:
+    assert q(ADMISSION_SHAPES[shape])[0][0] > 0
 
 
 def test_every_stay_has_heart_rate_except_the_deliberate_no_chart_stays(q: Query) -> None:
@@ -131,54 +161,79 @@ def test_dictionaries_hold_real_item_ids_for_every_event(q: Query) -> None:
     assert lab_labels[50912] == "Creatinine" and lab_labels[50821] == "pO2" and lab_labels[51265] == "Platelet Count"
 
 
-def test_messy_cases_are_planted(q: Query) -> None:
-    def count(sql: str) -> int:
-        return q(sql)[0][0]
+CE = "mimiciv_icu.chartevents"
 
-    ce = "mimiciv_icu.chartevents"
-    assert count(f"SELECT count(*) FROM {ce} WHERE itemid = 223761") > 0  # Fahrenheit
-    assert count(f"SELECT count(*) FROM {ce} WHERE itemid = 223762") > 0  # Celsius
-    fio2 = q(f"""SELECT count(*) FILTER (valuenum <= 1), count(*) FILTER (valuenum > 20),
-                 count(*) FILTER (valuenum > 1 AND valuenum < 20) FROM {ce} WHERE itemid = 223835""")[0]
-    assert all(n > 0 for n in fio2), fio2  # fraction, percent, mistyped
-    devices = {r[0] for r in q(f"SELECT DISTINCT value FROM {ce} WHERE itemid = 226732")}
+# Each query counts the rows (or stays) of one messy case of real data; every count must be positive.
+MESSY_COUNTS = {
+    "Fahrenheit temperatures": f"SELECT count(*) FROM {CE} WHERE itemid = 223761",
+    "Celsius temperatures": f"SELECT count(*) FROM {CE} WHERE itemid = 223762",
+    "FiO2 as a fraction": f"SELECT count(*) FROM {CE} WHERE itemid = 223835 AND valuenum <= 1",
+    "FiO2 as a percent": f"SELECT count(*) FROM {CE} WHERE itemid = 223835 AND valuenum > 20",
+    "FiO2 mistyped between 1 and 20": f"SELECT count(*) FROM {CE} WHERE itemid = 223835 AND valuenum > 1 AND valuenum < 20",
+    "GCS verbal 'No Response-ETT'": f"SELECT count(*) FROM {CE} WHERE itemid = 223900 AND value = 'No Response-ETT'",
+    "two heart rates at one charttime": f"""SELECT count(*) FROM (SELECT stay_id, charttime FROM {CE}
+                                            WHERE itemid = 220045 GROUP BY ALL HAVING count(*) > 1)""",
+    "admission weights": f"SELECT count(DISTINCT stay_id) FROM {CE} WHERE itemid = 226512",
+    "daily weights": f"SELECT count(DISTINCT stay_id) FROM {CE} WHERE itemid = 224639",
+    "stays without any weight": f"""SELECT count(*) FROM mimiciv_icu.icustays i WHERE NOT EXISTS (SELECT 1 FROM {CE} c
+                                    WHERE c.stay_id = i.stay_id AND c.itemid IN (226512, 224639))""",
+    "GU irrigant": "SELECT count(*) FROM mimiciv_icu.outputevents WHERE itemid = 227488",
+    "labs without hadm_id": "SELECT count(*) FROM mimiciv_hosp.labevents WHERE hadm_id IS NULL",
+    "cultures with only a chart date": "SELECT count(*) FROM mimiciv_hosp.microbiologyevents WHERE charttime IS NULL",
+    "BASE prescriptions": "SELECT count(*) FROM mimiciv_hosp.prescriptions WHERE drug_type = 'BASE'",
+    "creams": "SELECT count(*) FROM mimiciv_hosp.prescriptions WHERE lower(drug) LIKE '%cream%'",
+    "phenylephrine without a patient weight":
+        "SELECT count(*) FROM mimiciv_icu.inputevents WHERE itemid = 221749 AND patientweight IS NULL",
+    "Fahrenheit values in the Celsius field": f"SELECT count(*) FROM {CE} WHERE itemid = 223762 AND valuenum > 50",
+    "Celsius values in the Fahrenheit field": f"SELECT count(*) FROM {CE} WHERE itemid = 223761 AND valuenum < 70",
+    "ventilator settings above 100": f"SELECT count(*) FROM {CE} WHERE itemid = 220339 AND valuenum > 100",
+    "lab values '___' without a number": "SELECT count(*) FROM mimiciv_hosp.labevents WHERE valuenum IS NULL AND value = '___'",
+    "epinephrine pushes without a rate": """SELECT count(*) FROM mimiciv_icu.inputevents
+                                            WHERE itemid = 221289 AND rate IS NULL AND ordercategorydescription = 'Drug Push'""",
+    "norepinephrine in mcg/min": "SELECT count(*) FROM mimiciv_icu.inputevents WHERE itemid = 221906 AND rateuom = 'mcg/min'",
+}
+
+
+@pytest.mark.parametrize("case", list(MESSY_COUNTS))
+def test_messy_case_is_planted(q: Query, case: str) -> None:
+    assert q(MESSY_COUNTS[case])[0][0] > 0
+
+
+def test_oxygen_devices_include_every_classified_and_unclassified_string(q: Query) -> None:
+    devices = {r[0] for r in q(f"SELECT DISTINCT value FROM {CE} WHERE itemid = 226732")}
     assert {"T-piece", "Other", "Trach mask ", "Bipap mask ", "CPAP mask ", "Venti mask ", "Medium conc mask ",
             "Tracheostomy tube", "Endotracheal tube", "High flow nasal cannula", "Nasal cannula", "None"} <= devices
-    modes = {r[0] for r in q(f"SELECT DISTINCT value FROM {ce} WHERE itemid IN (223849, 229314)")}
+
+
+def test_ventilator_modes_include_unclassified_and_non_invasive_ones(q: Query) -> None:
+    modes = {r[0] for r in q(f"SELECT DISTINCT value FROM {CE} WHERE itemid IN (223849, 229314)")}
     assert {"SPONT", "Standby"} & modes and {"NIV", "DuoPaP", "NIV-ST"} & modes
-    assert count(f"SELECT count(*) FROM {ce} WHERE itemid = 223900 AND value = 'No Response-ETT'") > 0
-    assert count(f"""SELECT count(*) FROM (SELECT stay_id, charttime FROM {ce} WHERE itemid = 220045
-                     GROUP BY ALL HAVING count(*) > 1)""") > 0  # duplicates at one charttime
-    assert count(f"SELECT count(DISTINCT stay_id) FROM {ce} WHERE itemid = 226512") > 0
-    assert count(f"SELECT count(DISTINCT stay_id) FROM {ce} WHERE itemid = 224639") > 0
-    assert count(f"""SELECT count(*) FROM mimiciv_icu.icustays i WHERE NOT EXISTS (SELECT 1 FROM {ce} c
-                     WHERE c.stay_id = i.stay_id AND c.itemid IN (226512, 224639))""") > 0  # missing weights
-    assert count("SELECT count(*) FROM mimiciv_icu.outputevents WHERE itemid = 227488") > 0  # GU irrigant
-    assert count("SELECT count(*) FROM mimiciv_hosp.labevents WHERE hadm_id IS NULL") > 0
-    assert count("SELECT count(*) FROM mimiciv_hosp.microbiologyevents WHERE charttime IS NULL") > 0
+
+
+def test_organisms_include_the_not_positive_ones_and_none(q: Query) -> None:
     orgs = {r[0] for r in q("SELECT DISTINCT org_itemid FROM mimiciv_hosp.microbiologyevents")}
     assert {90856, 90760} <= orgs and None in orgs
+
+
+def test_prescription_routes_include_topical_eye_ear_and_missing(q: Query) -> None:
     routes = {r[0] for r in q("SELECT DISTINCT route FROM mimiciv_hosp.prescriptions")}
     assert {"TP", "OU", "BOTH EYES", "LEFT EAR", None} <= routes
-    assert count("SELECT count(*) FROM mimiciv_hosp.prescriptions WHERE drug_type = 'BASE'") > 0
-    assert count("SELECT count(*) FROM mimiciv_hosp.prescriptions WHERE lower(drug) LIKE '%cream%'") > 0
+
+
+def test_vasoactive_rates_come_in_every_unit_variant(q: Query) -> None:
     rates = {(r[0], r[1]) for r in q("SELECT DISTINCT itemid, rateuom FROM mimiciv_icu.inputevents")}
     assert {(221906, "mg/kg/min"), (221906, "mcg/kg/min"), (221749, "mcg/min"), (221749, "mcg/kg/min"),
             (222315, "units/min"), (222315, "units/hour"), (221289, "mcg/kg/min"), (221662, "mcg/kg/min"),
             (221653, "mcg/kg/min"), (221986, "mcg/kg/min")} <= rates
-    assert count("SELECT count(*) FROM mimiciv_icu.inputevents WHERE itemid = 221749 AND patientweight IS NULL") > 0
+
+
+def test_blood_gas_specimens_include_arterial_and_another(q: Query) -> None:
     specimens = {r[0] for r in q("SELECT DISTINCT value FROM mimiciv_hosp.labevents WHERE itemid = 52033")}
     assert "ART." in specimens and specimens & {"VEN.", "MIX.", "CENTRAL VENOUS."}
-    # values the concepts must filter out
-    assert count(f"SELECT count(*) FROM {ce} WHERE itemid = 223762 AND valuenum > 50") > 0  # F in the C field
-    assert count(f"SELECT count(*) FROM {ce} WHERE itemid = 223761 AND valuenum < 70") > 0  # C in the F field
-    assert count(f"SELECT count(*) FROM {ce} WHERE itemid = 220339 AND valuenum > 100") > 0
-    assert count("SELECT count(*) FROM mimiciv_hosp.labevents WHERE valuenum IS NULL AND value = '___'") > 0
-    assert count("""SELECT count(*) FROM mimiciv_icu.inputevents
-                    WHERE itemid = 221289 AND rate IS NULL AND ordercategorydescription = 'Drug Push'""") > 0
-    assert count("SELECT count(*) FROM mimiciv_icu.inputevents WHERE itemid = 221906 AND rateuom = 'mcg/min'") > 0
-    # chart values are text like MIMIC's: integers without a decimal point
-    assert q(f"SELECT value FROM {ce} WHERE itemid = 220045 LIMIT 1")[0][0].isdigit()
+
+
+def test_chart_values_are_text_integers_without_a_decimal_point(q: Query) -> None:
+    assert q(f"SELECT value FROM {CE} WHERE itemid = 220045 LIMIT 1")[0][0].isdigit()
 
 
 # ---------------------------------------------------------------------------
