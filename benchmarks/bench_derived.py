@@ -1,36 +1,37 @@
-"""The derived layer as dbt models versus m4-infra's ``materialize_all``: wall time and peak memory.
+"""`m4agent reference build` as a user runs it versus the original pipeline: wall time and peak memory.
 
-Usage: ``python benchmarks/bench_derived.py [--stays 5000 20000] [--threads 2] [--memory-limit 8GB]
-[--dbt-threads 1] [--no-build]``
+Usage (one command; needs ``$M4_ORIGINAL_REPO``, a clone or bare mirror of hannesill/m4, and the
+dev extras, which bring m4-infra)::
 
-For each size, synthetic MIMIC-IV is written once (the patient count is
-calibrated on a one-cycle probe so the ICU stay count lands near the target;
-the actual count is printed) and copied for each contender, so every side
-starts from the same untouched source tables:
+    python benchmarks/bench_derived.py [--stays 1000 3000 10000 20000] [--eicu-patients 1000]
 
-- ``m4``: ``m4.core.derived.materializer.materialize_all("mimic-iv", copy)``,
-  the 63 mimic-code SQL files in order on one connection;
-- ``dbt run``: ``dbt build --select +path:models/intermediate/mimiciv
-  --exclude-resource-type test unit_test`` (the value-set seeds, staging views
-  and derived tables without tests; plain ``dbt run`` would skip the seeds);
-- ``dbt test``: ``dbt test`` of the same selection on the ``dbt run`` copy
-  (data tests and unit tests);
-- ``dbt build``: ``dbt build`` of the same selection on its own copy (seeds,
-  models and tests interleaved; ``--no-build`` skips it).
+For each size, synthetic MIMIC-IV is written once (the patient count is calibrated on a
+one-cycle probe so the ICU stay count lands near the target; the actual count is printed),
+with a synthetic eICU of a fixed size beside it (``--eicu-patients``: the size axis is
+MIMIC-IV's). Each side gets its own copy of both databases and runs as one subprocess:
 
-Each contender runs in its own subprocess, which reports its own peak resident
-memory (``RUSAGE_SELF``); the parent's ``RUSAGE_CHILDREN`` only keeps the
-maximum over all children. Every DuckDB connection in a child is opened with
-the same ``threads`` and ``memory_limit`` (dbt's profile reads the memory
-limit from ``M4AGENT_MEMORY_LIMIT``); dbt's own concurrency stays at the
-profile's ``threads`` unless ``--dbt-threads`` is given (with 1, per-model
-times compare directly with m4's per-table times). "seconds" is measured
-inside the child around the call (libraries already imported, so dbt's parse
-and compile are included but Python's import time is not). Each dbt side
-starts with a fresh target folder, so it pays a full parse, except ``dbt
-test``, which reuses the ``dbt run`` copy's partial parse. The machine's load
-average is printed after every step: wall times on a shared machine move with
-it, so compare sides measured at similar load.
+- ``original``: m4-infra's ``materialize_all("mimic-iv", copy)`` (the 63 mimic-code SQL
+  files in order on one connection), then M4Bench's 17 ground-truth SQL files
+  (``benchmark/ground_truth/<alias>.sql`` of every task, the two eICU ones on the eICU
+  copy), each run as the original's ``ground_truth.py`` runs it: one statement, the rows
+  sorted by the task's key columns and written as CSV (uncompressed, as the test suite
+  does; the original gzips);
+- ``ours``: the ``m4agent reference build --data-dir COPY`` command line, default options
+  (its data tests included), exactly as a user types it after ``m4agent data synth``.
+
+Seconds are the subprocess's wall time (Python's start and imports included on both
+sides); peak memory is that subprocess's own maximum resident set (``wait4``'s rusage), so
+each side is measured alone. Both sides use DuckDB's defaults and ours its profile's
+(threads = cores). Before the sizes, one ``reference build`` runs on the calibration probe:
+the first build on a machine saves dbt's parse, which every later build reuses (see
+docs/scale.md); the warm-up's time is printed as the cold start.
+
+After the sizes: ours/original ratio per size, and a least-squares fit of time ~ a + b * stays
+per side over all measured sizes (at least two), projected to full MIMIC-IV (94,458 ICU stays,
+433 M chartevents rows; the synthetic data has fewer chartevents per stay than real data, so a
+second projection scales by chartevents rows). The machine's load average is printed next to
+every figure: wall times on a shared machine move with it, so compare sides measured at
+similar load.
 """
 
 from __future__ import annotations
@@ -39,7 +40,6 @@ import argparse
 import json
 import math
 import os
-import resource
 import shutil
 import subprocess
 import sys
@@ -48,38 +48,52 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-SELECTION = "+path:models/intermediate/mimiciv"
+REPO = Path(__file__).resolve().parent.parent
 PROBE_PATIENTS = 80  # one full cycle of the MIMIC-IV generator's scenarios x grades
+FULL_STAYS = 94_458  # MIMIC-IV 3.1 icustays
+FULL_CHARTEVENTS = 432_997_491  # MIMIC-IV 3.1 chartevents rows
 
 
-def _limit_duckdb(threads: int, memory_limit: str) -> None:
-    """Open every DuckDB connection of this process with the same threads and memory limit."""
-    import duckdb
-
-    connect = duckdb.connect
-
-    def limited(*args: object, **kwargs: object) -> object:
-        config = dict(kwargs.pop("config", None) or {})
-        config.setdefault("threads", threads)
-        config.setdefault("memory_limit", memory_limit)
-        return connect(*args, config=config, **kwargs)
-
-    duckdb.connect = limited
-    os.environ["M4AGENT_MEMORY_LIMIT"] = memory_limit
+def _load() -> str:
+    return "load " + " ".join(f"{value:.2f}" for value in os.getloadavg())
 
 
-def _peak_mib() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+def _checkout_env() -> dict[str, str]:
+    """The environment with this checkout first on PYTHONPATH: both sides run its code, whatever
+    checkout the installed `m4agent` points at."""
+    paths = [str(REPO), *[p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]]
+    return {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
 
 
-def _child_synth(patients: int, seed: int, data_dir: str) -> dict:
+def _run(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, float, str]:
+    """Run ``argv``; (wall seconds, its peak resident MiB, its stdout). Exits on failure."""
+    env = env or _checkout_env()
+    start = time.perf_counter()
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        process = subprocess.Popen(argv, stdout=out, stderr=err, text=True, env=env, cwd=REPO)
+        _, status, usage = os.wait4(process.pid, 0)
+        seconds = time.perf_counter() - start
+        process.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        if process.returncode != 0:
+            sys.exit(f"{' '.join(argv[:4])} ... failed ({process.returncode}):\n{err.read()[-4000:]}")
+        return seconds, usage.ru_maxrss / 1024, out.read()
+
+
+# ---- children (run as `bench_derived.py --child KIND ...`) -------------------------------------------
+
+
+def _child_synth(mimic_patients: int, eicu_patients: int, seed: int, data_dir: str) -> dict:
     import duckdb
 
     from m4agent.paths import database_path
     from m4agent.synth import synthesize
 
     start = time.perf_counter()
-    synthesize("mimic-iv", Path(data_dir), patients=patients, seed=seed)
+    synthesize("mimic-iv", Path(data_dir), patients=mimic_patients, seed=seed)
+    if eicu_patients:
+        synthesize("eicu", Path(data_dir), patients=eicu_patients, seed=seed)
     seconds = time.perf_counter() - start
     con = duckdb.connect(str(database_path(data_dir, "mimic-iv")), read_only=True)
     try:
@@ -87,198 +101,238 @@ def _child_synth(patients: int, seed: int, data_dir: str) -> dict:
         chart = con.execute("SELECT count(*) FROM mimiciv_icu.chartevents").fetchone()[0]
     finally:
         con.close()
-    return {"seconds": seconds, "stays": stays, "chartevents": chart, "peak_mib": _peak_mib()}
+    return {"seconds": seconds, "stays": stays, "chartevents": chart}
 
 
-def _child_m4(db_path: str, threads: int, memory_limit: str) -> dict:
-    _limit_duckdb(threads, memory_limit)
+def _original_module() -> object:
+    """tests/original_ground_truth.py: the original's task definitions and SQL, read from the mirror."""
+    sys.path.insert(0, str(REPO / "tests"))
+    import original_ground_truth
+
+    return original_ground_truth
+
+
+def _ground_truths() -> list[tuple[str, str, str]]:
+    """(alias, database source, a task graded against it) for each distinct ground-truth SQL file."""
+    from m4agent.registry import all_tasks
+
+    original = _original_module()
+    found: dict[tuple[str, str], str] = {}
+    for name in sorted(all_tasks()):
+        source = original.original_task(name).get("database", {}).get("source", "mimic-iv")
+        found.setdefault((original.ground_truth_alias(name), source), name)
+    return [(alias, source, task) for (alias, source), task in sorted(found.items())]
+
+
+def _child_original(data_dir: str) -> dict:
+    """m4-infra's materialize_all, then every ground-truth SQL file: the original pipeline."""
+    import duckdb
     from m4.core.derived.materializer import materialize_all
-    from m4.services.events import EventReporter
 
-    class TableTimes(EventReporter):
-        def __init__(self) -> None:
-            self.seconds: dict[str, float] = {}
+    from m4agent.paths import database_path
 
-        def emit(self, event: str, **fields: object) -> None:
-            if event == "derived_table_completed":
-                self.seconds[str(fields["table"])] = float(fields["elapsed_seconds"])
-
-    reporter = TableTimes()
+    original = _original_module()
+    truths = _ground_truths()
+    sql = {alias: original.original_file(f"benchmark/ground_truth/{alias}.sql") for alias, _, _ in truths}
+    root = Path(data_dir)
     start = time.perf_counter()
-    created = materialize_all("mimic-iv", Path(db_path), event_reporter=reporter)
-    seconds = time.perf_counter() - start
-    return {"seconds": seconds, "tables": len(created), "node_seconds": reporter.seconds,
-            "peak_mib": _peak_mib()}
+    tables = materialize_all("mimic-iv", database_path(root, "mimic-iv"))
+    derived = time.perf_counter() - start
+    out = root / "ground_truth"
+    out.mkdir(exist_ok=True)
+    seconds: dict[str, float] = {}
+    for alias, source, task in truths:
+        began = time.perf_counter()
+        con = duckdb.connect(str(database_path(root, "eicu" if source == "eicu" else "mimic-iv")), read_only=True)
+        try:
+            frame = con.execute(sql[alias]).df()
+        finally:
+            con.close()
+        keys = [c for c in original.original_task(task)["evaluation"].get("key_columns", []) if c in frame]
+        order = [*keys, *[c for c in frame.columns if c not in keys]]
+        if order:
+            frame = frame.sort_values(order, kind="mergesort", na_position="last")
+        frame.to_csv(out / f"{alias}.csv", index=False)
+        seconds[alias] = time.perf_counter() - began
+    return {"derived_tables": len(tables), "derived_seconds": derived, "ground_truth_seconds": seconds,
+            "inner_seconds": time.perf_counter() - start}
+
+
+# ---- sides ---------------------------------------------------------------------------------------------
+
+
+def _child(kind: str, *args: str) -> tuple[float, float, dict]:
+    seconds, peak, stdout = _run([sys.executable, __file__, "--child", kind, *args])
+    return seconds, peak, json.loads(stdout.strip().splitlines()[-1])
+
+
+def _m4agent() -> list[str]:
+    """The `m4agent` command as installed (the console script), else the module's app."""
+    found = shutil.which("m4agent")
+    return [found] if found else [sys.executable, "-c", "from m4agent.cli import app; app()"]
+
+
+def _ours(data_dir: Path, extra: list[str]) -> tuple[float, float, dict]:
+    """`m4agent reference build --data-dir DIR` as a user runs it; what dbt's run results say."""
+    env = {**_checkout_env(), "COLUMNS": "120"}
+    seconds, peak, _ = _run([*_m4agent(), "reference", "build", "--data-dir", str(data_dir), *extra], env=env)
+    return seconds, peak, _run_results(data_dir)
 
 
 def _utc(stamp: str) -> datetime:
-    """dbt's timing stamps are UTC, with or without a zone suffix."""
     moment = datetime.fromisoformat(stamp.replace("Z", "+00:00"))
     return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
 
 
-def _node_times(data_dir: Path) -> tuple[dict[str, float], float, float, dict[str, int]]:
-    """From run_results.json: per-node execution seconds, the first node's start and the last
-    node's end (epoch seconds), and the count of each status."""
-    results = json.loads((data_dir / "dbt" / "target" / "run_results.json").read_text())["results"]
-    seconds: dict[str, float] = {}
-    statuses: dict[str, int] = {}
-    starts: list[datetime] = []
-    ends: list[datetime] = []
+def _run_results(data_dir: Path) -> dict:
+    """From DIR/dbt/target/run_results.json: node counts by kind, the window from the first node's start
+    to the last node's end, and the slowest nodes."""
+    path = data_dir / "dbt" / "target" / "run_results.json"
+    if not path.exists():
+        return {}
+    document = json.loads(path.read_text())
+    results = document["results"]
+    kinds: dict[str, int] = {}
+    starts, ends = [], []
     for result in results:
-        seconds[result["unique_id"]] = result["execution_time"]
-        statuses[result["status"]] = statuses.get(result["status"], 0) + 1
+        kind = result["unique_id"].split(".")[0]
+        kinds[kind] = kinds.get(kind, 0) + 1
         for step in result.get("timing", []):
             if step.get("started_at") and step.get("completed_at"):
                 starts.append(_utc(step["started_at"]))
                 ends.append(_utc(step["completed_at"]))
-    first, last = (min(starts).timestamp(), max(ends).timestamp()) if starts else (0.0, 0.0)
-    return seconds, first, last, statuses
+    window = (max(ends) - min(starts)).total_seconds() if starts else 0.0
+    slowest = sorted(results, key=lambda r: r["execution_time"], reverse=True)[:5]
+    return {"nodes": len(results), "kinds": kinds, "window": window,
+            "elapsed": document.get("elapsed_time", 0.0),
+            "slowest": [(r["unique_id"].split(".")[-1], r["execution_time"]) for r in slowest]}
 
 
-def _child_dbt(command: str, data_dir: str, threads: int, memory_limit: str, dbt_threads: int) -> dict:
-    _limit_duckdb(threads, memory_limit)
-    import dbt.cli.main  # noqa: F401  (imported before the clock starts)
-
-    from m4agent.dbt_runner import invoke
-    from m4agent.errors import M4AgentError
-
-    # cautious: only tests whose parents are all in the selection (not the reference marts' tests)
-    args = [command, "--select", SELECTION, "--indirect-selection", "cautious"]
-    if command == "run":  # seeds, views and tables without tests (`dbt run` skips seeds)
-        args = ["build", *args[1:], "--exclude-resource-type", "test", "unit_test"]
-    if dbt_threads:
-        args += ["--threads", str(dbt_threads)]
-    start = time.time()
-    try:
-        invoke(Path(data_dir), args)
-    except M4AgentError:  # failing tests still give a timing; the statuses are reported
-        pass
-    end = time.time()
-    node_seconds, first, last, statuses = _node_times(Path(data_dir))
-    return {"seconds": end - start, "node_seconds": node_seconds, "window": last - first,
-            "before_first_node": first - start, "after_last_node": end - last, "statuses": statuses,
-            "peak_mib": _peak_mib()}
-
-
-def _run_child(args: list[str]) -> dict:
-    """Run this script as a child and return its JSON result, with the child's wall seconds."""
-    start = time.perf_counter()
-    out = subprocess.run([sys.executable, __file__, "--child", *args], capture_output=True, text=True)
-    if out.returncode != 0:
-        sys.exit(f"child {' '.join(args[:1])} failed:\n{out.stderr[-4000:]}")
-    result = json.loads(out.stdout.strip().splitlines()[-1])
-    result["process_seconds"] = time.perf_counter() - start
-    return result
-
-
-def _copy_data_dir(source: Path, target: Path) -> Path:
+def _copy(source: Path, target: Path) -> Path:
     target.mkdir(parents=True)
-    shutil.copy2(source / "mimic_iv.duckdb", target / "mimic_iv.duckdb")
+    for database in source.glob("*.duckdb"):
+        shutil.copy2(database, target / database.name)
     return target
 
 
-def _top(node_seconds: dict[str, float], count: int = 5) -> list[tuple[str, float]]:
-    ranked = sorted(node_seconds.items(), key=lambda item: item[1], reverse=True)
-    return [(name.split(".")[-1] if name.startswith(("model.", "seed.")) else name, secs)
-            for name, secs in ranked[:count]]
-
-
-def _bench_size(stays_target: int, args: argparse.Namespace, stays_per_patient: float, work: Path) -> None:
+def _bench_size(stays_target: int, args: argparse.Namespace, stays_per_patient: float, work: Path) -> dict:
     patients = math.ceil(stays_target / stays_per_patient)
     size_dir = work / f"stays_{stays_target}"
     source = size_dir / "source"
-    synth = _run_child(["synth", str(patients), str(args.seed), str(source)])
-    print(f"\n== target {stays_target} stays: {patients} patients -> {synth['stays']} ICU stays, "
-          f"{synth['chartevents']:,} chartevents (synthesised in {synth['seconds']:.1f}s); "
-          f"load average {_load()}", flush=True)
-    limits = [str(args.threads), args.memory_limit]
-    m4_dir = _copy_data_dir(source, size_dir / "m4")
-    m4 = _run_child(["m4", str(m4_dir / "mimic_iv.duckdb"), *limits])
-    print(f"   m4 materialize_all: {m4['seconds']:.1f}s, {m4['tables']} tables; load average {_load()}", flush=True)
-    run_dir = _copy_data_dir(source, size_dir / "dbt_run")
-    dbt_threads = [str(args.dbt_threads)]
-    run = _run_child(["dbt", "run", str(run_dir), *limits, *dbt_threads])
-    print(f"   dbt run: {run['seconds']:.1f}s; load average {_load()}", flush=True)
-    test = _run_child(["dbt", "test", str(run_dir), *limits, *dbt_threads])
-    print(f"   dbt test: {test['seconds']:.1f}s; load average {_load()}", flush=True)
-    build = None
-    if not args.no_build:
-        build_dir = _copy_data_dir(source, size_dir / "dbt_build")
-        build = _run_child(["dbt", "build", str(build_dir), *limits, *dbt_threads])
-        print(f"   dbt build: {build['seconds']:.1f}s; load average {_load()}", flush=True)
-
-    rows = [("dbt run (no tests)", run), ("dbt run + dbt test", None)]
-    if build:
-        rows.append(("dbt build (with tests)", build))
-    print(f"\n{'stays':>6} {'ours':24} {'ours s':>8} {'m4 s':>7} {'ratio':>6} {'ours MiB':>9} {'m4 MiB':>7}")
-    for label, result in rows:
-        seconds = result["seconds"] if result else run["seconds"] + test["seconds"]
-        peak = result["peak_mib"] if result else max(run["peak_mib"], test["peak_mib"])
-        print(f"{synth['stays']:>6} {label:24} {seconds:>8.1f} {m4['seconds']:>7.1f} "
-              f"{seconds / m4['seconds']:>5.2f}x {peak:>9.0f} {m4['peak_mib']:>7.0f}")
-    print(f"       (process wall incl. Python imports: m4 {m4['process_seconds']:.1f}s, dbt run "
-          f"{run['process_seconds']:.1f}s, dbt test {test['process_seconds']:.1f}s"
-          + (f", dbt build {build['process_seconds']:.1f}s)" if build else ")"))
-
-    for label, result in [("dbt run", run), ("dbt test", test)] + ([("dbt build", build)] if build else []):
-        nodes = result["node_seconds"]
-        total = sum(nodes.values())
-        counts = ", ".join(f"{count} {status}" for status, count in sorted(result["statuses"].items()))
-        print(f"\n   {label}: {len(nodes)} nodes ({counts}), sum of node times {total:.1f}s, first start to last end "
-              f"{result['window']:.1f}s, fixed overhead (wall minus that window) "
-              f"{result['seconds'] - result['window']:.1f}s = {result['before_first_node']:.1f}s before "
-              f"the first node (parse, compile, catalog) + {result['after_last_node']:.1f}s after the "
-              f"last (artefacts, close); wall minus sum of node times {result['seconds'] - total:.1f}s")
-        for name, secs in _top(nodes):
-            print(f"      {secs:7.2f}s  {name}")
-    print(f"\n   m4: sum of table times {sum(m4['node_seconds'].values()):.1f}s, top 5:")
-    for name, secs in _top(m4["node_seconds"]):
-        print(f"      {secs:7.2f}s  {name}")
+    _, _, synth = _child("synth", str(patients), str(args.eicu_patients), str(args.seed), str(source))
+    print(f"\n== {stays_target} stays: {patients} patients -> {synth['stays']:,} ICU stays, "
+          f"{synth['chartevents']:,} chartevents (+ eICU, {args.eicu_patients} patients; synthesised in "
+          f"{synth['seconds']:.0f} s); {_load()}", flush=True)
+    row = {"target": stays_target, "stays": synth["stays"], "chartevents": synth["chartevents"]}
+    order = ["ours", "original"] if args.ours_first else ["original", "ours"]
+    for side in order:
+        copy = _copy(source, size_dir / side)
+        if side == "original":
+            seconds, peak, detail = _child("original", str(copy))
+            top = sorted(detail["ground_truth_seconds"].items(), key=lambda item: item[1], reverse=True)[:3]
+            print(f"   original: {seconds:6.1f} s, peak {peak:6.0f} MiB ({_load()}); materialize_all "
+                  f"{detail['derived_seconds']:.1f} s ({detail['derived_tables']} tables), 17 ground truths "
+                  f"{sum(detail['ground_truth_seconds'].values()):.1f} s (slowest: "
+                  + ", ".join(f"{name} {secs:.1f} s" for name, secs in top) + ")", flush=True)
+        else:
+            seconds, peak, detail = _ours(copy, args.ours_args)
+            kinds = ", ".join(f"{count} {kind}" for kind, count in sorted(detail.get("kinds", {}).items()))
+            print(f"   ours:     {seconds:6.1f} s, peak {peak:6.0f} MiB ({_load()}); {detail.get('nodes', 0)} "
+                  f"nodes ({kinds}), first node start to last node end {detail.get('window', 0):.1f} s, so "
+                  f"{seconds - detail.get('window', 0):.1f} s before and after them (start, parse, compile, "
+                  "summary); slowest: "
+                  + ", ".join(f"{name} {secs:.1f} s" for name, secs in detail.get("slowest", [])[:3]), flush=True)
+        row[side] = {"seconds": seconds, "peak_mib": peak, "load": os.getloadavg()[0]}
+        shutil.rmtree(copy)
+    ratio = row["ours"]["seconds"] / row["original"]["seconds"]
+    memory = row["ours"]["peak_mib"] / row["original"]["peak_mib"]
+    print(f"   ratio ours/original: time {ratio:.2f}x, peak memory {memory:.2f}x", flush=True)
     if not args.keep:
         shutil.rmtree(size_dir)
+    return row
 
 
-def _load() -> str:
-    return " ".join(f"{value:.2f}" for value in os.getloadavg())
+def _fit(xs: list[float], ys: list[float]) -> tuple[float, float]:
+    """Least squares y = a + b x."""
+    n = len(xs)
+    mean_x, mean_y = sum(xs) / n, sum(ys) / n
+    spread = sum((x - mean_x) ** 2 for x in xs)
+    b = sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys, strict=True)) / spread if spread else 0.0
+    return mean_y - b * mean_x, b
+
+
+def _summary(rows: list[dict]) -> None:
+    print(f"\n{'stays':>7} {'chartevents':>12} {'original s':>10} {'ours s':>8} {'ratio':>6} "
+          f"{'orig MiB':>9} {'ours MiB':>9} {'load':>5}")
+    for row in rows:
+        o, u = row["original"], row["ours"]
+        print(f"{row['stays']:>7,} {row['chartevents']:>12,} {o['seconds']:>10.1f} {u['seconds']:>8.1f} "
+              f"{u['seconds'] / o['seconds']:>5.2f}x {o['peak_mib']:>9.0f} {u['peak_mib']:>9.0f} "
+              f"{max(o['load'], u['load']):>5.2f}")
+    if len({row["stays"] for row in rows}) < 2:
+        print("\n(projection needs at least two sizes)")
+        return
+    per_stay = sum(row["chartevents"] / row["stays"] for row in rows) / len(rows)
+    print(f"\nfit over {len(rows)} sizes, seconds = a + b * stays; projected to full MIMIC-IV ({FULL_STAYS:,} "
+          f"stays) and, since the synthetic data has {per_stay:,.0f} chartevents per stay against real "
+          f"MIMIC-IV's {FULL_CHARTEVENTS / FULL_STAYS:,.0f}, to as many stays as carry 433 M chartevents rows:")
+    stays = [float(row["stays"]) for row in rows]
+    scaled = FULL_CHARTEVENTS / per_stay
+    projected = {}
+    for side in ("original", "ours"):
+        a, b = _fit(stays, [row[side]["seconds"] for row in rows])
+        projected[side] = (a + b * FULL_STAYS, a + b * scaled)
+        print(f"   {side:8}: a = {a:6.1f} s fixed, b = {b * 1000:6.2f} s per 1,000 stays; "
+              f"{projected[side][0]:8.0f} s at {FULL_STAYS:,} stays, {projected[side][1]:8.0f} s at "
+              f"{scaled:,.0f} stays")
+    print(f"   ratio ours/original projected: {projected['ours'][0] / projected['original'][0]:.2f}x by stays, "
+          f"{projected['ours'][1] / projected['original'][1]:.2f}x by chartevents rows")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--stays", type=int, nargs="+", default=[5000, 20000])
-    parser.add_argument("--threads", type=int, default=os.cpu_count() or 1,
-                        help="DuckDB threads for every connection (default: all cores)")
-    parser.add_argument("--memory-limit", default="8GB", help="DuckDB memory_limit for every connection")
-    parser.add_argument("--dbt-threads", type=int, default=0,
-                        help="models dbt runs at once (default: the profile's threads)")
+    parser.add_argument("--stays", type=int, nargs="+", default=[1000, 3000, 10000, 20000],
+                        help="MIMIC-IV ICU stay counts to measure (the projection fits all of them)")
+    parser.add_argument("--eicu-patients", type=int, default=1000, help="eICU patients at every size (0: none)")
     parser.add_argument("--seed", type=int, default=42)
-    parser.add_argument("--no-build", action="store_true", help="skip the separate `dbt build` run")
+    parser.add_argument("--ours-args", nargs="*", default=[],
+                        help="extra options for `m4agent reference build` (default: none, as a user runs it)")
+    parser.add_argument("--ours-first", action="store_true", help="run ours before the original at each size")
+    parser.add_argument("--no-warm-up", action="store_true",
+                        help="skip the warm-up build (the first size then pays dbt's parse if never saved)")
     parser.add_argument("--work", type=Path, default=None, help="scratch folder (default: a temporary one)")
     parser.add_argument("--keep", action="store_true", help="keep the databases of each size")
+    parser.add_argument("--json", type=Path, default=None, help="also write the figures to this JSON file")
     parser.add_argument("--child", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
         kind, *rest = args.child
         if kind == "synth":
-            result = _child_synth(int(rest[0]), int(rest[1]), rest[2])
-        elif kind == "m4":
-            result = _child_m4(rest[0], int(rest[1]), rest[2])
+            result = _child_synth(int(rest[0]), int(rest[1]), int(rest[2]), rest[3])
         else:
-            result = _child_dbt(rest[0], rest[1], int(rest[2]), rest[3], int(rest[4]))
+            result = _child_original(rest[0])
         print(json.dumps(result))
         return
+    if not os.environ.get("M4_ORIGINAL_REPO"):
+        sys.exit("set M4_ORIGINAL_REPO to a clone (or bare mirror) of hannesill/m4: the original's ground truth")
 
     work = args.work or Path(tempfile.mkdtemp(prefix="bench_derived_"))
     work.mkdir(parents=True, exist_ok=True)
-    probe = _run_child(["synth", str(PROBE_PATIENTS), str(args.seed), str(work / "probe")])
-    shutil.rmtree(work / "probe")
+    probe_dir = work / "probe"
+    _, _, probe = _child("synth", str(PROBE_PATIENTS), str(min(args.eicu_patients, PROBE_PATIENTS)),
+                         str(args.seed), str(probe_dir))
     stays_per_patient = probe["stays"] / PROBE_PATIENTS
-    print(f"DuckDB threads {args.threads}, memory_limit {args.memory_limit}, "
-          f"dbt threads {args.dbt_threads or 'from profile'}, seed {args.seed}, "
-          f"{os.cpu_count()} cores; probe: {probe['stays']} stays per {PROBE_PATIENTS} patients; "
-          f"load average {_load()}", flush=True)
-    for stays in sorted(args.stays):
-        _bench_size(stays, args, stays_per_patient, work)
+    print(f"{os.cpu_count()} cores, seed {args.seed}; probe: {probe['stays']} stays per {PROBE_PATIENTS} "
+          f"patients; {_load()}", flush=True)
+    if not args.no_warm_up:
+        seconds, peak, detail = _ours(probe_dir, args.ours_args)
+        print(f"warm-up `m4agent reference build` on the probe ({probe['stays']} stays): {seconds:.1f} s, "
+              f"{detail.get('nodes', 0)} nodes ({_load()})", flush=True)
+    shutil.rmtree(probe_dir)
+    rows = [_bench_size(stays, args, stays_per_patient, work) for stays in sorted(args.stays)]
+    _summary(rows)
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=2) + "\n")
     if not args.work and not args.keep:
         shutil.rmtree(work)
 

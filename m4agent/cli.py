@@ -270,12 +270,12 @@ def data_download(
     console.print(f"[green]downloaded[/] {escape(str(path))}; next: `m4agent data load --src {escape(str(path))}`")
 
 
-def _build(root: Path, select: str | None) -> float:
+def _build(root: Path, select: str | None, full_tests: bool = False, unit_tests: bool = False) -> float:
     """dbt build with the progress bar and a closing line; its seconds."""
     from m4agent.dbt_runner import build
 
     started = time.perf_counter()
-    build(root, select=select)
+    build(root, select=select, full_tests=full_tests, unit_tests=unit_tests)
     tally = progress.last_tally()
     if tally is not None and not progress.verbose():
         console.print(f"dbt build: {tally.line()}")
@@ -288,15 +288,28 @@ def reference_build(
     data_dir: DataDir = None,
     select: Annotated[str | None, typer.Option("--select", help="dbt node selection, e.g. '+ref_sofa_24h' "
                                                "(the SOFA reference and what it is built from).")] = None,
+    full_tests: Annotated[bool, typer.Option("--full-tests", help="Also run the deeper data tests of the "
+                                             "staging views and the intermediate concepts (ranges, accepted "
+                                             "values, relationships, keys: they warn), as CI does.")] = False,
+    unit_tests: Annotated[bool, typer.Option("--unit-tests", help="Also run the dbt unit tests (hand-worked "
+                                             "rows pinning the scoring logic; they test code, not data).")] = False,
+    threads: Annotated[int | None, typer.Option("--threads", help="Models dbt builds at once (default: "
+                                                "$M4AGENT_DBT_THREADS, else the machine's cores).",
+                                                show_default=False)] = None,
     verbose: Verbose = False,
     no_wait: NoWait = False,
 ) -> None:
-    """Run `dbt build` against the data directory's databases (models and their tests).
+    """Run `dbt build` against the data directory's databases: the models and the data tests that guard
+    the references (keys, grain, contracts, value ranges).
 
     With only one dataset's database present, builds what that dataset serves and says what it skipped."""
+    if threads is not None:
+        if threads < 1:
+            raise M4AgentError("--threads must be at least 1")
+        os.environ["M4AGENT_DBT_THREADS"] = str(threads)
     progress.set_verbose(verbose)
     with _data_dir(data_dir, writes=True, no_wait=no_wait) as root:
-        seconds = _build(root, select)
+        seconds = _build(root, select, full_tests, unit_tests)
     console.print(f"[bold green]built[/] in {seconds:.0f} s (dbt's log: {escape(str(root / 'dbt' / 'logs' / 'dbt.log'))})")
     _next_steps()
 

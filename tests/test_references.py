@@ -45,7 +45,7 @@ from typer.testing import CliRunner
 from m4agent.cli import app
 from m4agent.dbt_runner import DataQualityFinding, build
 from m4agent.paths import database_path
-from m4agent.reference_export import export, find_relation, format_value, manifest_path
+from m4agent.reference_export import MICROSECONDS, SECONDS, export, find_relation, format_value, manifest_path
 from m4agent.registry import Task, all_tasks
 from m4agent.synth import synthesize
 
@@ -68,8 +68,10 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Built:
     root = tmp_path_factory.mktemp("refs")
     for dataset in ("mimic-iv", "eicu"):
         synthesize(dataset, root, patients=PATIENTS, seed=SEED, edge_cases=True)
-    # The references, everything upstream, and the tests whose every parent is built.
-    findings = build(root, select="+marts.reference")
+    # The references, everything upstream, and the tests whose every parent is built: with the full
+    # tests (staging, intermediate, value sets; a default build leaves them out), so the suite runs
+    # them once, here.
+    findings = build(root, select="+marts.reference", full_tests=True)
     return Built(root, findings)
 
 
@@ -135,7 +137,7 @@ FORMAT_CASES = [
 @pytest.mark.parametrize("value, fractional, expected", FORMAT_CASES,
                          ids=[f"{type(v).__name__}-{e or 'empty'}" for v, _, e in FORMAT_CASES])
 def test_format_value_renders(value: object, fractional: bool, expected: str) -> None:
-    assert format_value(value, fractional_seconds=fractional) == expected
+    assert format_value(value, MICROSECONDS if fractional else SECONDS) == expected
 
 
 def _sort_key(cell: str) -> tuple[int, object]:

@@ -1,0 +1,186 @@
+"""What a default `m4agent reference build` costs besides the SQL itself (issue 28).
+
+- the column_rules generic test (macros/tests/test_column_rules.sql) counts the rows breaking
+  each rule of each column in one query, and fails with one row per broken rule;
+- the default build runs the references' data tests only: every staging, intermediate and
+  value-set test carries the tag ``full`` (``--full-tests``), unit tests run on request;
+- dbt's saved parse is kept per project version and reused by a new data directory, so its
+  first build does not parse the project from scratch.
+
+The column_rules test runs in a throwaway dbt project on a scratch DuckDB file; the node
+counts are read from the project's parsed manifest; the parse cache is checked with two real
+`dbt parse` runs on two data directories.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from m4agent import dbt_parse_cache
+from m4agent.dbt_runner import FULL_TESTS_TAG, artefact_dir, build_args, invoke
+from m4agent.paths import PROJECT_ROOT
+from m4agent.synth import synthesize
+
+RULES = """
+      - column_rules:
+          arguments:
+            columns:
+              stay_id: [not_null]
+              score: [not_null, {accepted_range: {min_value: 0, max_value: 4}}]
+              status: [{accepted_values: {values: [open, "it's off"]}}]
+              flag: [{accepted_values: {values: [0, 1]}}]
+              rate: [{accepted_range: {min_value: 0, inclusive: false}}]
+"""
+GOOD = ("SELECT 1 AS stay_id, 0 AS score, 'open' AS status, 1 AS flag, 0.5 AS rate "
+        "UNION ALL SELECT 2, 4, 'it''s off', 0, NULL UNION ALL SELECT 3, 2, NULL, NULL, 7")
+BAD = ("SELECT NULL AS stay_id, 5 AS score, 'maybe' AS status, 2 AS flag, 0 AS rate "
+       "UNION ALL SELECT NULL, NULL, 'open', 1, -1 UNION ALL SELECT 3, -1, 'open', 0, 1")
+
+
+@pytest.fixture(scope="module")
+def rule_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
+    """model name -> its column_rules test's result (status, failures, the broken rules' rows)."""
+    from dbt.cli.main import dbtRunner
+
+    project = tmp_path_factory.mktemp("column_rules")
+    (project / "macros").mkdir()
+    shutil.copy(PROJECT_ROOT / "macros" / "tests" / "test_column_rules.sql", project / "macros")
+    (project / "models").mkdir()
+    schema = ["version: 2", "models:"]
+    for name, sql in (("good", GOOD), ("bad", BAD)):
+        (project / "models" / f"{name}.sql").write_text(sql)
+        schema += [f"  - name: {name}", "    data_tests:", RULES.strip("\n")]
+    (project / "models" / "schema.yml").write_text("\n".join(schema) + "\n")
+    (project / "dbt_project.yml").write_text(textwrap.dedent("""\
+        name: rules
+        version: "1.0.0"
+        config-version: 2
+        profile: rules
+        models: {rules: {+materialized: table}}
+        data_tests: {rules: {+store_failures: true}}
+    """))
+    (project / "profiles.yml").write_text(textwrap.dedent(f"""\
+        rules:
+          target: dev
+          outputs:
+            dev: {{type: duckdb, path: "{project / 'rules.duckdb'}", threads: 1}}
+    """))
+    dbtRunner().invoke(["build", "--project-dir", str(project), "--profiles-dir", str(project), "--quiet"])
+    from m4agent.duckdb_session import release_dbt_handle
+
+    release_dbt_handle()
+    results = json.loads((project / "target" / "run_results.json").read_text())["results"]
+    import duckdb
+
+    out: dict[str, dict] = {}
+    con = duckdb.connect(str(project / "rules.duckdb"), read_only=True)
+    try:
+        for result in results:
+            if not result["unique_id"].startswith("test."):
+                continue
+            model = "bad" if "_bad_" in result["unique_id"] else "good"
+            rows = con.execute(f"SELECT column_name, rule, failing_rows FROM {result['relation_name']} "
+                               "ORDER BY ALL").fetchall()
+            out[model] = {**result, "rows": rows}
+    finally:
+        con.close()
+    return out
+
+
+def test_column_rules_pass_when_every_rule_holds(rule_results: dict[str, dict]) -> None:
+    assert rule_results["good"]["status"] == "pass", rule_results["good"]["rows"]
+
+
+def test_column_rules_name_each_broken_rule_with_its_row_count(rule_results: dict[str, dict]) -> None:
+    assert rule_results["bad"]["rows"] == [
+        ("flag", "accepted_values 0, 1", 1),
+        ("rate", "accepted_range (0, )", 2),
+        ("score", "accepted_range [0, 4]", 2),
+        ("score", "not_null", 1),
+        ("status", "accepted_values 'open', 'it''s off'", 1),
+        ("stay_id", "not_null", 2),
+    ]
+
+
+def test_column_rules_failures_count_rows_not_rules(rule_results: dict[str, dict]) -> None:
+    assert rule_results["bad"]["status"] == "fail"
+    assert rule_results["bad"]["failures"] == 9
+
+
+# ---- what the default build selects ---------------------------------------------------------------
+
+
+def test_default_build_leaves_out_full_tests_and_unit_tests() -> None:
+    args = build_args(["mimic-iv", "eicu"])
+    assert args == ["build", "--exclude", f"tag:{FULL_TESTS_TAG}", "--exclude-resource-type", "unit_test"]
+
+
+def test_full_and_unit_tests_on_request_keep_absent_datasets_out() -> None:
+    args = build_args(["mimic-iv"], full_tests=True, unit_tests=True)
+    assert args == ["build", "--exclude", "source:eicu_crd+"]
+
+
+@pytest.fixture(scope="module")
+def parsed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict]:
+    """Two small data directories parsed one after the other with a fresh parse cache: (first's
+    artefacts, second's artefacts, the manifest)."""
+    cache = tmp_path_factory.mktemp("parse_cache")
+    project = tmp_path_factory.mktemp("project")  # a snapshot: the checkout may change between the parses
+    for part in dbt_parse_cache.PROJECT_PARTS:
+        source = PROJECT_ROOT / part
+        if source.is_dir():
+            shutil.copytree(source, project / part)
+        elif source.is_file():
+            shutil.copy(source, project / part)
+    dirs = []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("M4AGENT_CACHE_DIR", str(cache))
+        for name in ("first", "second"):
+            data_dir = tmp_path_factory.mktemp(name)
+            synthesize("mimic-iv", data_dir, patients=1, seed=1)
+            invoke(data_dir, ["parse"], project_dir=project)
+            dirs.append(artefact_dir(data_dir))
+    manifest = json.loads((dirs[1] / "target" / "manifest.json").read_text())
+    return dirs[0], dirs[1], manifest
+
+
+def test_a_new_data_directory_reuses_the_saved_parse(parsed: tuple[Path, Path, dict]) -> None:
+    first, second, _ = parsed
+    assert "Unable to do partial parsing" in (first / "logs" / "dbt.log").read_text()  # a cold cache
+    log = (second / "logs" / "dbt.log").read_text()
+    assert "Unable to do partial parsing" not in log, "the second data directory parsed from scratch"
+
+
+def test_every_staging_intermediate_and_seed_test_is_a_full_test(parsed: tuple[Path, Path, dict]) -> None:
+    untagged = [node["unique_id"] for node in parsed[2]["nodes"].values()
+                if node["resource_type"] == "test" and FULL_TESTS_TAG not in node["tags"]
+                and not node["original_file_path"].startswith(("models/marts/", "models/grading/"))]
+    assert not untagged
+
+
+def test_each_reference_has_at_most_five_data_tests_by_default(parsed: tuple[Path, Path, dict]) -> None:
+    """keys, cohort, total and one or two column_rules (error, warn): not one test per column rule."""
+    per_model: dict[str, int] = {}
+    for node in parsed[2]["nodes"].values():
+        if node["resource_type"] == "test" and FULL_TESTS_TAG not in node["tags"]:
+            for parent in node["depends_on"]["nodes"]:
+                if parent.startswith("model.m4agent.ref_"):
+                    per_model[parent] = per_model.get(parent, 0) + 1
+    assert len(per_model) == 17
+    assert max(per_model.values()) <= 5, per_model
+
+
+def test_the_parse_cache_key_changes_with_a_project_file(tmp_path: Path) -> None:
+    (tmp_path / "models").mkdir()
+    (tmp_path / "dbt_project.yml").write_text("name: x\n")
+    (tmp_path / "models" / "a.sql").write_text("SELECT 1")
+    before = dbt_parse_cache.project_key(tmp_path, "target")
+    assert dbt_parse_cache.project_key(tmp_path, "target") == before
+    assert dbt_parse_cache.project_key(tmp_path, "grading") != before
+    (tmp_path / "models" / "a.sql").write_text("SELECT 2")
+    assert dbt_parse_cache.project_key(tmp_path, "target") != before
