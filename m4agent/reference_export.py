@@ -5,13 +5,10 @@
 or of the attached eICU database for eICU tasks), keeps the task's required
 columns in the task's order, sorts by the key columns, and writes:
 
-- ``out`` (CSV): header row, ``\\n`` line ends, minimal quoting; timestamps as
-  ``YYYY-MM-DD HH:MM:SS`` (with ``.ffffff`` on every cell of a column in which any
-  timestamp has a sub-second part), dates as ``YYYY-MM-DD``; integers as digits; floats
-  rounded to 15 significant digits and written in their shortest round-trip
-  form (``6.0``, ``0.123``, ``0.1 + 0.2`` as ``0.3``); an empty cell for NULL
-  (and NaN). The same database gives the same bytes, and a raw task and its
-  standard twin give the same file.
+- ``out`` (CSV, rendered by ``render_reference``): the text of M4Bench's
+  ground-truth CSVs (DuckDB -> pandas -> ``to_csv``, the rule ``csv_cells``
+  states), with floats rounded to 15 significant digits. The same database gives
+  the same bytes, and a raw task and its standard twin give the same file.
 - ``out`` with suffix ``.manifest.json``: task, model, relation, SHA-256 of the
   model's compiled SQL (from ``DIR/dbt/target/manifest.json``), SHA-256 of the
   source database file, dbt and DuckDB versions, row count, columns, sort keys
@@ -27,20 +24,31 @@ import functools
 import hashlib
 import json
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+import duckdb
 
 from m4agent import duckdb_session
 from m4agent.dbt_runner import artefact_dir
 from m4agent.errors import M4AgentError
 from m4agent.paths import database_path, resolve_data_dir
-from m4agent.registry import Task, load_task
+from m4agent.registry import load_task
 
 MANIFEST_SUFFIX = ".manifest.json"
-# Floats are written at 15 significant digits: below every grading tolerance (the
+# The export writes floats at 15 significant digits: below every grading tolerance (the
 # smallest is 0.01; no task grades a float column exactly) and above the last-digit
 # noise of parallel floating-point sums, so two builds write the same bytes.
-_SIGNIFICANT_DIGITS = 15
+EXPORT_SIGNIFICANT_DIGITS = 15
+
+# How a timestamp column is written, as pandas writes a datetime column: the date alone when
+# every value is at midnight, else to the second, with milliseconds or microseconds when any
+# value needs them (every cell of a column has the one format).
+DATE = "%Y-%m-%d"
+SECONDS = "%Y-%m-%d %H:%M:%S"
+MILLISECONDS = "%Y-%m-%d %H:%M:%S.ms"
+MICROSECONDS = "%Y-%m-%d %H:%M:%S.%f"
 
 
 @dataclass(frozen=True)
@@ -63,12 +71,14 @@ def manifest_path(out: Path) -> Path:
     return out.with_suffix(MANIFEST_SUFFIX)
 
 
-def format_value(value: object, fractional_seconds: bool = False) -> str:
-    """One CSV cell, deterministic across runs and platforms.
+def format_value(value: object, timestamp_format: str = SECONDS,
+                 significant_digits: int | None = EXPORT_SIGNIFICANT_DIGITS) -> str:
+    """One cell as M4Bench's ground truth writes it (pandas' ``to_csv`` of DuckDB's values).
 
-    Timestamps carry six fractional digits only when ``fractional_seconds`` (set for a
-    whole column when any of its timestamps has a sub-second part, so every cell of a
-    column has one format, as pandas writes it).
+    NULL and NaN are empty; booleans ``True``/``False``; integers digits; floats (and
+    decimals, which pandas reads as floats) in their shortest round-trip form (``6.0``,
+    ``0.1``), rounded first to ``significant_digits`` unless None; dates ``YYYY-MM-DD``;
+    timestamps in ``timestamp_format`` (``timestamp_column_format`` chooses it per column).
     """
     if value is None:
         return ""
@@ -81,19 +91,63 @@ def format_value(value: object, fractional_seconds: bool = False) -> str:
             return ""
         if math.isinf(value):
             return "inf" if value > 0 else "-inf"
-        return repr(float(f"{value:.{_SIGNIFICANT_DIGITS}g}"))
+        return repr(float(f"{value:.{significant_digits}g}") if significant_digits else value)
     if isinstance(value, decimal.Decimal):
         if not value.is_finite():
             return ""
-        return format_value(float(value))
+        return format_value(float(value), significant_digits=significant_digits)
     if isinstance(value, dt.datetime):
-        text = value.strftime("%Y-%m-%d %H:%M:%S")
-        return f"{text}.{value.microsecond:06d}" if fractional_seconds else text
+        if timestamp_format == MILLISECONDS:
+            return f"{value.strftime(SECONDS)}.{value.microsecond // 1000:03d}"
+        return value.strftime(timestamp_format)
     if isinstance(value, dt.date):
-        return value.strftime("%Y-%m-%d")
-    if isinstance(value, dt.timedelta):
+        return value.strftime(DATE)
+    if isinstance(value, dt.timedelta):  # no reference has an interval column
         return str(value.total_seconds())
     return str(value)
+
+
+def timestamp_column_format(values: Sequence[object]) -> str:
+    """The one format of a column's timestamps (see DATE .. MICROSECONDS), as pandas chooses it."""
+    stamps = [v for v in values if isinstance(v, dt.datetime)]
+    if all(v.time() == dt.time(0) for v in stamps):
+        return DATE
+    if any(v.microsecond % 1000 for v in stamps):
+        return MICROSECONDS
+    return MILLISECONDS if any(v.microsecond for v in stamps) else SECONDS
+
+
+def csv_cells(rows: Sequence[Sequence[object]],
+              significant_digits: int | None = EXPORT_SIGNIFICANT_DIGITS) -> list[list[str]]:
+    """Rows of a reference (DuckDB's values) as the cells of M4Bench's ground-truth CSV: each value by
+    ``format_value``, a timestamp column in the one format ``timestamp_column_format`` gives it;
+    floats at ``significant_digits`` (None: unrounded, exactly as M4Bench writes them)."""
+    width = len(rows[0]) if rows else 0
+    formats = [timestamp_column_format([row[i] for row in rows]) for i in range(width)]
+    return [[format_value(value, formats[i], significant_digits) for i, value in enumerate(row)]
+            for row in rows]
+
+
+def render_reference(con: duckdb.DuckDBPyConnection, relation: str, columns: Sequence[str],
+                     keys: Sequence[str], significant_digits: int | None = EXPORT_SIGNIFICANT_DIGITS,
+                     ) -> list[list[str]]:
+    """A reference as M4Bench's ground-truth CSV holds it: a header of ``columns``, then one row per row
+    of ``relation`` (a qualified table name), sorted by ``keys`` then the other columns (NULLs last),
+    its cells by ``csv_cells``. The one rendering of a reference as CSV: ``export`` writes it, and the
+    tests hold grading's truth and M4Bench's export to it."""
+    order = [*keys, *[c for c in columns if c not in keys]]
+    rows = con.execute(
+        f"SELECT {', '.join(_quote(c) for c in columns)} FROM {relation} "
+        f"ORDER BY {', '.join(f'{_quote(c)} ASC NULLS LAST' for c in order)}"
+    ).fetchall()
+    return [list(columns), *csv_cells(rows, significant_digits)]
+
+
+def write_csv(rows: Sequence[Sequence[str]], out: Path) -> Path:
+    """Rows of text as a CSV file: ``\\n`` line ends, minimal quoting, UTF-8 (as pandas' ``to_csv``)."""
+    with out.open("w", newline="", encoding="utf-8") as handle:
+        csv.writer(handle, lineterminator="\n", quoting=csv.QUOTE_MINIMAL).writerows(rows)
+    return out
 
 
 def _quote(identifier: str) -> str:
@@ -161,13 +215,6 @@ def find_relation(data_dir: Path, model: str) -> tuple[Relation, str]:
     return relation, dbt_version
 
 
-def _select_sql(relation: Relation, task: Task) -> str:
-    columns = ", ".join(_quote(c) for c in task.required_columns)
-    order = [*task.key_columns, *[c for c in task.required_columns if c not in task.key_columns]]
-    order_by = ", ".join(f"{_quote(c)} ASC NULLS LAST" for c in order)
-    return f"SELECT {columns} FROM {relation.qualified} ORDER BY {order_by}"
-
-
 def export(task_name: str, data_dir: Path | str | None, out: Path) -> Path:
     """Write the reference of ``task_name`` to ``out`` (CSV) and its manifest; return ``out``."""
     task = load_task(task_name)
@@ -196,22 +243,14 @@ def export(task_name: str, data_dir: Path | str | None, out: Path) -> Path:
                 f"reference {relation.model} lacks required column(s) {', '.join(missing)} of task "
                 f"{task.name}; rebuild it with `m4agent reference build --select {relation.model}`"
             )
-        rows = con.execute(_select_sql(relation, task)).fetchall()
+        rows = render_reference(con, relation.qualified, task.required_columns, task.key_columns)
         duckdb_version = con.execute("PRAGMA version").fetchone()[0]
     finally:
         con.close()
 
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
-    with out.open("w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle, lineterminator="\n", quoting=csv.QUOTE_MINIMAL)
-        writer.writerow(task.required_columns)
-        fractional = [
-            any(isinstance(row[i], dt.datetime) and row[i].microsecond for row in rows)
-            for i in range(len(task.required_columns))
-        ]
-        for row in rows:
-            writer.writerow([format_value(v, f) for v, f in zip(row, fractional, strict=True)])
+    write_csv(rows, out)
 
     manifest = {
         "version": 1,
@@ -225,7 +264,7 @@ def export(task_name: str, data_dir: Path | str | None, out: Path) -> Path:
         "source_db_sha256": _sha256_database(source_db) if source_db.exists() else None,
         "dbt_version": dbt_version,
         "duckdb_version": duckdb_version,
-        "row_count": len(rows),
+        "row_count": len(rows) - 1,
         "columns": list(task.required_columns),
         "sorted_by": list(task.key_columns),
         "csv_sha256": _sha256_file(out),

@@ -2,7 +2,10 @@
 
 The benchmark's per-run baseline reads the truth the way the original harness
 does (``<task>.csv.gz``), so the gzipped export must hold exactly the plain
-export's text and grade the same.
+export's text and grade the same. The one rendering of a reference in the
+product (``reference_export.render_reference``, which ``m4agent reference export``
+writes) holds M4Bench's text: unrounded, byte for byte what DuckDB -> pandas ->
+``to_csv`` writes, on every column type a reference has.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import pytest
 from support import pandas_oracle
 from support.perturb import perturbations, read_rows
 
+from m4agent.reference_export import render_reference, write_csv
 from m4agent.registry import all_tasks
 
 TASK = "mimic-meld-24h"
@@ -67,3 +71,57 @@ def test_outputs_grade_the_same_against_either_truth_file(reference, tmp_path):
         assert pandas_oracle.grade(task, output, zipped) == from_plain
         rewards.add(from_plain["reward"])
     assert 1.0 in rewards and len(rewards) > 2  # the copies span exact and degraded outputs
+
+
+# Every column type a reference has, with the values whose text differs between renderers:
+# floats needing 17 digits, integers beside NULL, decimals, text needing quotes or looking like
+# a missing value, and timestamp columns whose one format pandas chooses from all their values.
+TYPED_COLUMNS = {
+    "count_with_null": "CASE WHEN i % 4 = 0 THEN NULL ELSE i END::INTEGER",
+    "big": "(i * 10000000000)::BIGINT",
+    "amount": "(i / 8)::DECIMAL(18,3)",
+    "ratio": "CASE WHEN i % 5 = 0 THEN NULL ELSE i / 3 + 0.1 + 0.2 END::DOUBLE",
+    "whole": "(i * 2)::DOUBLE",
+    "label": "CASE i % 4 WHEN 0 THEN 'a, \"quoted\" b' WHEN 1 THEN 'None' WHEN 2 THEN NULL ELSE 'NA' END",
+    "flag": "CASE WHEN i % 3 = 0 THEN NULL ELSE i % 2 = 0 END",
+    "at_second": "TIMESTAMP '2150-01-01 06:30:00' + INTERVAL (i * 61) SECOND",
+    "at_midnight": "TIMESTAMP '2150-01-01' + INTERVAL (i) DAY",
+    "with_ms": "TIMESTAMP '2150-01-01 06:30:00' + INTERVAL (i * 250) MILLISECOND",
+    "with_us": "CASE WHEN i = 3 THEN TIMESTAMP '2150-01-01 06:30:00.000007' ELSE TIMESTAMP '2150-01-02 07:00:00' END",
+    "day": "DATE '2150-01-01' + i::INTEGER",
+}
+
+
+@pytest.fixture()
+def typed_reference(tmp_path):
+    """A reference table holding every column type, rows out of key order."""
+    task = all_tasks()[TASK]
+    path = tmp_path / "typed.duckdb"
+    con = duckdb.connect(str(path))
+    con.execute("CREATE SCHEMA reference")
+    con.execute(f"CREATE TABLE reference.{task.reference_model} AS SELECT (30000100 - i) AS {task.key_columns[0]}, "
+                + ", ".join(f"{sql} AS {name}" for name, sql in TYPED_COLUMNS.items())
+                + " FROM range(1, 40) AS t(i)")
+    yield con, task
+    con.close()
+
+
+def test_rendered_reference_is_m4bench_ground_truth_byte_for_byte(typed_reference, tmp_path):
+    con, task = typed_reference
+    columns = [task.key_columns[0], *TYPED_COLUMNS]
+    ours = write_csv(render_reference(con, f"reference.{task.reference_model}", columns, task.key_columns,
+                                      significant_digits=None), tmp_path / "ours.csv")
+    theirs = pandas_oracle.export_truth(con, task, tmp_path / "theirs.csv")
+    assert ours.read_text().splitlines() == theirs.read_text().splitlines()
+    assert ours.read_bytes() == theirs.read_bytes()
+
+
+def test_rendered_reference_rounds_floats_only_when_asked(typed_reference):
+    con, task = typed_reference
+    columns = [task.key_columns[0], "ratio"]
+    relation = f"reference.{task.reference_model}"
+    exact = render_reference(con, relation, columns, task.key_columns, significant_digits=None)
+    rounded = render_reference(con, relation, columns, task.key_columns)  # the export's 15 digits
+    assert "0.6333333333333333" in {row[1] for row in exact}  # 1/3 + 0.1 + 0.2 as pandas writes it
+    assert "0.633333333333333" in {row[1] for row in rounded}
+    assert [row[0] for row in exact] == [row[0] for row in rounded]

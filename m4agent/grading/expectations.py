@@ -26,7 +26,7 @@ from typing import Any
 import duckdb
 import pandas as pd
 
-from m4agent.paths import database_path
+from m4agent import duckdb_session
 from m4agent.registry import Task
 
 SUITE_PARTS = ("output", "coverage", "accuracy")
@@ -123,7 +123,7 @@ def _batches(con: duckdb.DuckDBPyConnection, run_id: str, task: Task) -> dict[st
 def validate_runs(data_dir: Path, runs: Sequence[tuple[str, Task]]) -> dict[str, dict[str, Any]]:
     """Validate graded runs against their task's suites: {run_id: {passed, failed}}."""
     verdicts: dict[str, dict[str, Any]] = {}
-    con = duckdb.connect(str(database_path(data_dir, "mimic-iv")))
+    con = duckdb_session.connect(data_dir)
     try:
         _find_keys(con)
         for run_id, task in runs:

@@ -7,8 +7,9 @@ written here as an independent second implementation. Tests hold the SQL
 grading to it on every corpus output, and ``benchmarks/bench_grading.py``
 times it as the per-run baseline. It is test support: nothing in ``m4agent``
 imports it. ``export_truth`` writes a reference the way M4Bench exports its
-ground truth (DuckDB -> pandas -> ``to_csv``), the oracle's reading of the
-rule ``m4agent.reference_csv`` implements.
+ground truth (DuckDB -> pandas -> ``to_csv``): the text the product's one
+rendering, ``m4agent.reference_export.render_reference``, is held to
+(tests/test_grading_truth_export.py).
 """
 
 from __future__ import annotations
