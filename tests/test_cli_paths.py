@@ -2,7 +2,8 @@
 --patients check, `reference build`'s missing-source messages and its closing line, `quickstart`,
 the two usage errors of `grade`, and the human summary of one grade.
 
-Each test asserts the exit code and the message. Builds are the session's: quickstart's output
+Each test asserts the exit code and the message (progress and messages go to standard error,
+a grade's summary to standard output). Builds are the session's: quickstart's output
 is the record of the shared harness build (tests/support/harness.py), and grading uses the
 front door's small built data directory (tests/support/front_door.py); the other commands fail
 before any build, or synthesize a few patients.
@@ -59,7 +60,7 @@ def synthesized(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subproc
 def test_data_synth_exits_0_and_names_the_database_and_the_next_step(synthesized) -> None:
     data_dir, done = synthesized
     assert done.returncode == 0, done.stderr
-    assert f"wrote {data_dir / 'eicu.duckdb'}; next: `m4agent reference build`" in " ".join(done.stdout.split())
+    assert f"wrote {data_dir / 'eicu.duckdb'}; next: `m4agent reference build`" in " ".join(done.stderr.split())
 
 
 def test_data_synth_writes_the_requested_number_of_patients(synthesized) -> None:
@@ -110,7 +111,7 @@ def test_reference_build_refuses_fewer_than_one_thread(tmp_path: Path) -> None:
 
 
 def test_reference_build_ends_with_its_time_and_dbt_log(built) -> None:
-    text = " ".join(built.stdout.split())
+    text = " ".join(built.stderr.split())
     log = built.data_dir / "dbt" / "logs" / "dbt.log"
     assert built.returncode == 0
     assert "built in " in text and f"s (dbt's log: {log})" in text
@@ -119,16 +120,16 @@ def test_reference_build_ends_with_its_time_and_dbt_log(built) -> None:
 # --- quickstart ---------------------------------------------------------------------------------
 
 def test_quickstart_exits_0_after_synthesizing_both_datasets(harness_data_dir: Path) -> None:
-    code, stdout, _ = quickstart_record(harness_data_dir)
-    text = " ".join(stdout.split())
+    code, _, stderr = quickstart_record(harness_data_dir)
+    text = " ".join(stderr.split())
     assert code == 0
     for dataset, db in (("mimic-iv", "mimic_iv.duckdb"), ("eicu", "eicu.duckdb")):
         assert f"synthesized {dataset} ({PATIENTS} patients) -> {harness_data_dir / db}" in text
 
 
 def test_quickstart_ends_with_where_it_wrote_and_next_steps(harness_data_dir: Path) -> None:
-    _, stdout, _ = quickstart_record(harness_data_dir)
-    text = " ".join(stdout.split())
+    _, _, stderr = quickstart_record(harness_data_dir)
+    text = " ".join(stderr.split())
     assert f"databases and references in {harness_data_dir}" in text
     assert text.index("done in") < text.index("next steps:") and "m4agent grade mimic-sofa-24h sofa.csv" in text
 
