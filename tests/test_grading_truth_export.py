@@ -5,7 +5,8 @@ does (``<task>.csv.gz``), so the gzipped export must hold exactly the plain
 export's text and grade the same. The one rendering of a reference in the
 product (``reference_export.render_reference``, which ``m4agent reference export``
 writes) holds M4Bench's text: unrounded, byte for byte what DuckDB -> pandas ->
-``to_csv`` writes, on every column type a reference has.
+``to_csv`` writes, on every column type a reference has; and grading's own
+rendering of the references, in SQL, holds the same text cell for cell.
 """
 
 from __future__ import annotations
@@ -17,7 +18,10 @@ import pytest
 from support import pandas_oracle
 from support.perturb import perturbations, read_rows
 
-from m4agent.reference_export import render_reference, write_csv
+from m4agent import duckdb_session
+from m4agent.grading.grade import grade_runs
+from m4agent.grading.loader import Run
+from m4agent.reference_export import export, render_reference, write_csv
 from m4agent.registry import all_tasks
 
 TASK = "mimic-meld-24h"
@@ -125,3 +129,41 @@ def test_rendered_reference_rounds_floats_only_when_asked(typed_reference):
     assert "0.6333333333333333" in {row[1] for row in exact}  # 1/3 + 0.1 + 0.2 as pandas writes it
     assert "0.633333333333333" in {row[1] for row in rounded}
     assert [row[0] for row in exact] == [row[0] for row in rounded]
+
+
+def _reference_columns(con: duckdb.DuckDBPyConnection, model: str) -> tuple[str, list[str]]:
+    """The qualified name of a built reference and its columns, in table order."""
+    catalog = con.execute("SELECT table_catalog FROM information_schema.tables WHERE table_schema = 'reference' "
+                          "AND table_name = ?", [model]).fetchone()[0]
+    columns = [name for (name,) in con.execute(
+        "SELECT column_name FROM information_schema.columns WHERE table_catalog = ? AND table_schema = 'reference' "
+        "AND table_name = ? ORDER BY ordinal_position", [catalog, model]).fetchall()]
+    return f'"{catalog}".reference."{model}"', columns
+
+
+@pytest.mark.slow
+def test_grading_renders_every_reference_as_render_reference_does(harness_data_dir, tmp_path):
+    """The truth grading compares with (int_grading__truth_rows, rendered in SQL) is the text of
+    render_reference, unrounded, in every slot of every reference of a build (NULL for an empty cell)."""
+    tasks = all_tasks()
+    runs = [Run(name, task, export(name, harness_data_dir, tmp_path / f"{name}.csv")) for name, task in tasks.items()]
+    grade_runs(runs, harness_data_dir)
+    con = duckdb_session.connect(harness_data_dir, read_only=True)
+    try:
+        rendered = [task for (task,) in con.execute("SELECT DISTINCT task FROM grading.int_grading__truth_rows")
+                    .fetchall()]
+        differing = []
+        for name in rendered:
+            slots = con.execute("SELECT column_name, slot FROM agent_outputs.task_columns WHERE task = ? AND slot "
+                                "IS NOT NULL AND role IN ('key', 'scored') ORDER BY slot", [name]).fetchall()
+            in_sql = con.execute(f"SELECT {', '.join(f'column_{slot}' for _, slot in slots)} FROM "
+                                 "grading.int_grading__truth_rows WHERE task = ? ORDER BY truth_row", [name]).fetchall()
+            relation, columns = _reference_columns(con, tasks[name].reference_model)
+            rows = render_reference(con, relation, columns, tasks[name].key_columns, significant_digits=None)[1:]
+            positions = [columns.index(column) for column, _ in slots]
+            ours = [tuple(row[i] or None for i in positions) for row in rows]
+            if ours != in_sql:
+                differing.append(name)
+    finally:
+        con.close()
+    assert len(rendered) > 10 and differing == []
