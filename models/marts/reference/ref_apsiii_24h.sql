@@ -26,186 +26,20 @@ WITH icu_stays AS (
     FROM {{ ref('stg_mimiciv_icu__icustays') }}
 ),
 
-invasive_vent AS (
-    SELECT stay_id, starttime, endtime
-    FROM {{ ref('int_mimiciv_treatment__ventilation') }}
-    WHERE ventilation_status = 'InvasiveVent'
-),
-
-arterial_gases AS (
-    -- Arterial ('ART.') gases of the admission from intime to the earlier of outtime and
-    -- intime + 24 h (end exclusive), flagged when inside an invasive-ventilation episode
-    -- of the stay (episode ends inclusive).
-    SELECT
-        stays.stay_id,
-        gases.charttime,
-        gases.po2,
-        gases.aado2,
-        gases.ph,
-        gases.pco2,
-        gases.fio2,
-        gases.fio2_chartevents,
-        EXISTS (
-            SELECT 1
-            FROM invasive_vent AS vent
-            WHERE vent.stay_id = stays.stay_id
-                AND gases.charttime >= vent.starttime
-                AND gases.charttime <= vent.endtime
-        ) AS on_invasive_vent
-    FROM icu_stays AS stays
-    INNER JOIN {{ ref('int_mimiciv_measurement__bg') }} AS gases
-        ON stays.hadm_id = gases.hadm_id
-        AND gases.charttime >= stays.intime
-        AND gases.charttime < LEAST(stays.outtime, {{ dbt.dateadd('day', 1, 'stays.intime') }})
-    WHERE gases.specimen = 'ART.'
-),
-
-oxygenation AS (
-    -- Highest PaO2 of gases taken off invasive ventilation with FiO2 < 50 % (FiO2 unknown
-    -- counts as 21 %), and highest A-aDO2 of gases on invasive ventilation with FiO2 >= 50 %.
-    SELECT
-        stay_id,
-        MAX(
-            CASE
-                WHEN NOT on_invasive_vent AND COALESCE(fio2, fio2_chartevents, 21) < 50 THEN po2
-            END
-        ) AS pao2,
-        MAX(
-            CASE
-                WHEN on_invasive_vent AND COALESCE(fio2, fio2_chartevents) >= 50 THEN aado2
-            END
-        ) AS aado2
-    FROM arterial_gases
-    GROUP BY stay_id
-),
-
-acid_base AS (
-    -- Worst acid-base score over the arterial gases with both pH and PaCO2.
-    SELECT
-        stay_id,
-        MAX({{ apsiii_acid_base_points('ph', 'pco2') }}) AS acidbase_score
-    FROM arterial_gases
-    WHERE ph IS NOT NULL AND pco2 IS NOT NULL
-    GROUP BY stay_id
-),
-
-chronic_kidney_disease AS (
-    -- 1 when the admission has a CKD stage 4-6 code (first four characters in seed
-    -- apsiii_chronic_kidney_disease_icd: ICD-9 5854-5856, ICD-10 N184-N186), 0 when it has
-    -- other codes only.
-    SELECT
-        diagnoses.hadm_id,
-        MAX(CASE WHEN ckd_codes.icd_prefix IS NOT NULL THEN 1 ELSE 0 END) AS ckd
-    FROM {{ ref('stg_mimiciv_hosp__diagnoses_icd') }} AS diagnoses
-    LEFT JOIN {{ ref('apsiii_chronic_kidney_disease_icd') }} AS ckd_codes
-        ON diagnoses.icd_version = ckd_codes.icd_version
-        AND SUBSTR(diagnoses.icd_code, 1, 4) = ckd_codes.icd_prefix
-    GROUP BY diagnoses.hadm_id
-),
-
-acute_renal_failure AS (
-    -- Acute renal failure: first-day creatinine >= 1.5 mg/dL, urine < 410 mL and no CKD
-    -- code (an admission without diagnoses is not ARF).
-    SELECT
-        stays.stay_id,
-        CASE
-            WHEN labs.creatinine_max >= 1.5 AND urine.urineoutput < 410 AND ckd.ckd = 0 THEN 1
-            ELSE 0
-        END AS arf
-    FROM icu_stays AS stays
-    LEFT JOIN {{ ref('int_mimiciv_firstday__first_day_urine_output') }} AS urine
-        ON stays.stay_id = urine.stay_id
-    LEFT JOIN {{ ref('int_mimiciv_firstday__first_day_lab') }} AS labs
-        ON stays.stay_id = labs.stay_id
-    LEFT JOIN chronic_kidney_disease AS ckd
-        ON stays.hadm_id = ckd.hadm_id
-),
-
-ventilated_stays AS (
-    -- 1 when an InvasiveVent episode starts, ends, or spans the first 24 hours.
-    SELECT
-        stays.stay_id,
-        MAX(CASE WHEN vent.stay_id IS NOT NULL THEN 1 ELSE 0 END) AS vent
-    FROM icu_stays AS stays
-    LEFT JOIN invasive_vent AS vent
-        ON stays.stay_id = vent.stay_id
-        AND (
-            (vent.starttime >= stays.intime AND vent.starttime <= {{ dbt.dateadd('day', 1, 'stays.intime') }})
-            OR (vent.endtime >= stays.intime AND vent.endtime <= {{ dbt.dateadd('day', 1, 'stays.intime') }})
-            OR (vent.starttime <= stays.intime AND vent.endtime >= {{ dbt.dateadd('day', 1, 'stays.intime') }})
-        )
-    GROUP BY stays.stay_id
-),
-
 first_day_values AS (
-    -- Stays without an admission or patient row are left out here (inner joins, as the
-    -- original) and get a NULL total below.
-    SELECT
-        stays.stay_id,
-        vitals.heart_rate_min,
-        vitals.heart_rate_max,
-        vitals.mbp_min,
-        vitals.mbp_max,
-        vitals.temperature_min,
-        vitals.temperature_max,
-        vitals.resp_rate_min,
-        vitals.resp_rate_max,
-        oxy.pao2,
-        oxy.aado2,
-        acid.acidbase_score,
-        labs.hematocrit_min,
-        labs.hematocrit_max,
-        labs.wbc_min,
-        labs.wbc_max,
-        labs.creatinine_min,
-        labs.creatinine_max,
-        labs.bun_min,
-        labs.bun_max,
-        labs.sodium_min,
-        labs.sodium_max,
-        labs.albumin_min,
-        labs.albumin_max,
-        labs.bilirubin_total_min AS bilirubin_min,
-        labs.bilirubin_total_max AS bilirubin_max,
-        -- Glucose: the more extreme of the laboratory and the bedside (vital sign) value.
-        CASE
-            WHEN labs.glucose_max IS NULL AND vitals.glucose_max IS NULL THEN NULL
-            WHEN labs.glucose_max IS NULL OR vitals.glucose_max > labs.glucose_max THEN vitals.glucose_max
-            ELSE labs.glucose_max
-        END AS glucose_max,
-        CASE
-            WHEN labs.glucose_min IS NULL AND vitals.glucose_min IS NULL THEN NULL
-            WHEN labs.glucose_min IS NULL OR vitals.glucose_min < labs.glucose_min THEN vitals.glucose_min
-            ELSE labs.glucose_min
-        END AS glucose_min,
-        vent.vent,
-        urine.urineoutput,
-        gcs.gcs_motor,
-        gcs.gcs_verbal,
-        gcs.gcs_eyes,
-        gcs.gcs_unable,
-        arf.arf
-    FROM icu_stays AS stays
-    INNER JOIN {{ ref('stg_mimiciv_hosp__admissions') }} AS admissions
-        ON stays.hadm_id = admissions.hadm_id
-    INNER JOIN {{ ref('stg_mimiciv_hosp__patients') }} AS patients
-        ON stays.subject_id = patients.subject_id
-    LEFT JOIN oxygenation AS oxy
-        ON stays.stay_id = oxy.stay_id
-    LEFT JOIN acid_base AS acid
-        ON stays.stay_id = acid.stay_id
-    LEFT JOIN acute_renal_failure AS arf
-        ON stays.stay_id = arf.stay_id
-    LEFT JOIN ventilated_stays AS vent
-        ON stays.stay_id = vent.stay_id
-    LEFT JOIN {{ ref('int_mimiciv_firstday__first_day_gcs') }} AS gcs
-        ON stays.stay_id = gcs.stay_id
-    LEFT JOIN {{ ref('int_mimiciv_firstday__first_day_vitalsign') }} AS vitals
-        ON stays.stay_id = vitals.stay_id
-    LEFT JOIN {{ ref('int_mimiciv_firstday__first_day_urine_output') }} AS urine
-        ON stays.stay_id = urine.stay_id
-    LEFT JOIN {{ ref('int_mimiciv_firstday__first_day_lab') }} AS labs
-        ON stays.stay_id = labs.stay_id
+    -- Macro apsiii_first_day_values, shared with the apsiii concept: stays without an
+    -- admission or patient row are left out here (inner joins, as the original) and get a
+    -- NULL total below. Arterial ('ART.') gases count from intime to the earlier of outtime
+    -- and intime + 24 h (end exclusive), flagged when inside an invasive-ventilation episode
+    -- of the stay (episode ends inclusive): the highest PaO2 of gases taken off invasive
+    -- ventilation with FiO2 < 50 % (FiO2 unknown counts as 21 %), the highest A-aDO2 of
+    -- gases on it with FiO2 >= 50 %, the worst acid-base points of gases with pH and PaCO2.
+    -- Acute renal failure: first-day creatinine >= 1.5 mg/dL, urine < 410 mL and no CKD
+    -- stage 4-6 code (seed apsiii_chronic_kidney_disease_icd; an admission without
+    -- diagnoses is not ARF). Glucose: the more extreme of the laboratory and the bedside value.
+    {{ apsiii_first_day_values(
+        gases_until="LEAST(icustays.outtime, " ~ dbt.dateadd('day', 1, 'icustays.intime') ~ ")"
+    ) }}
 ),
 
 {% for side in ['min', 'max'] %}
