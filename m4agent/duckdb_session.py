@@ -11,7 +11,8 @@ dbt-duckdb runs in this process (``dbt_runner.invoke``) and keeps its DuckDB
 instance open after a run; DuckDB then refuses another connection to the same
 file with other settings (read-only, for one). ``release_dbt_handle`` closes
 it, and ``connect`` does so when such a refusal meets it; the next dbt run
-opens a new one.
+opens a new one. ``sql_string`` and ``quote_identifier`` put a value or a name into the
+SQL sent on these connections.
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ def attach_eicu(con: duckdb.DuckDBPyConnection, data_dir: Path) -> None:
     eicu = database_path(data_dir, "eicu")
     attached = {name for (name,) in con.execute("SELECT database_name FROM duckdb_databases()").fetchall()}
     if eicu.exists() and EICU_ALIAS not in attached:
-        con.execute(f"ATTACH '{_sql_text(str(eicu))}' AS {EICU_ALIAS} (READ_ONLY)")
+        con.execute(f"ATTACH {sql_string(str(eicu))} AS {EICU_ALIAS} (READ_ONLY)")
 
 
 def connect(data_dir: Path, read_only: bool = False) -> duckdb.DuckDBPyConnection:
@@ -77,6 +78,11 @@ def connect(data_dir: Path, read_only: bool = False) -> duckdb.DuckDBPyConnectio
     return con
 
 
-def _sql_text(text: str) -> str:
-    """``text`` for a single-quoted SQL string literal."""
-    return text.replace("'", "''")
+def sql_string(text: str) -> str:
+    """``text`` as a single-quoted SQL string literal."""
+    return "'" + text.replace("'", "''") + "'"
+
+
+def quote_identifier(name: str) -> str:
+    """``name`` as a double-quoted SQL identifier."""
+    return '"' + name.replace('"', '""') + '"'

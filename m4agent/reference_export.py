@@ -32,6 +32,7 @@ import duckdb
 
 from m4agent import duckdb_session
 from m4agent.dbt_runner import artefact_dir
+from m4agent.duckdb_session import quote_identifier
 from m4agent.errors import M4AgentError
 from m4agent.paths import database_path, resolve_data_dir
 from m4agent.registry import load_task
@@ -63,7 +64,7 @@ class Relation:
 
     @property
     def qualified(self) -> str:
-        return ".".join(_quote(part) for part in (self.database, self.schema, self.name))
+        return ".".join(quote_identifier(part) for part in (self.database, self.schema, self.name))
 
 
 def manifest_path(out: Path) -> Path:
@@ -137,8 +138,8 @@ def render_reference(con: duckdb.DuckDBPyConnection, relation: str, columns: Seq
     tests hold grading's truth and M4Bench's export to it."""
     order = [*keys, *[c for c in columns if c not in keys]]
     rows = con.execute(
-        f"SELECT {', '.join(_quote(c) for c in columns)} FROM {relation} "
-        f"ORDER BY {', '.join(f'{_quote(c)} ASC NULLS LAST' for c in order)}"
+        f"SELECT {', '.join(quote_identifier(c) for c in columns)} FROM {relation} "
+        f"ORDER BY {', '.join(f'{quote_identifier(c)} ASC NULLS LAST' for c in order)}"
     ).fetchall()
     return [list(columns), *csv_cells(rows, significant_digits)]
 
@@ -148,10 +149,6 @@ def write_csv(rows: Sequence[Sequence[str]], out: Path) -> Path:
     with out.open("w", newline="", encoding="utf-8") as handle:
         csv.writer(handle, lineterminator="\n", quoting=csv.QUOTE_MINIMAL).writerows(rows)
     return out
-
-
-def _quote(identifier: str) -> str:
-    return '"' + identifier.replace('"', '""') + '"'
 
 
 def _sha256_file(path: Path) -> str:
