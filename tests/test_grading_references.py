@@ -66,7 +66,7 @@ def _mismatches(results: dict, expected: dict) -> dict:
 
 
 def _pandas_verdicts(runs: list[Run], truths: dict[str, Path]) -> dict[str, dict]:
-    return {run.run_id: pandas_oracle.grade(run.task, run.output, truths[run.run_id]) for run in runs}
+    return {run.run_id: pandas_oracle.grade(run.task, run.output_path, truths[run.run_id]) for run in runs}
 
 
 @pytest.fixture(scope="module")
