@@ -296,7 +296,8 @@ def main() -> None:
     parser.add_argument("--eicu-patients", type=int, default=1000, help="eICU patients at every size (0: none)")
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--ours-args", nargs="*", default=[],
-                        help="extra options for `m4agent reference build` (default: none, as a user runs it)")
+                        help="extra options for `m4agent reference build`, e.g. --ours-args=--full-tests "
+                        "(default: none, as a user runs it)")
     parser.add_argument("--ours-first", action="store_true", help="run ours before the original at each size")
     parser.add_argument("--no-warm-up", action="store_true",
                         help="skip the warm-up build (the first size then pays dbt's parse if never saved)")
