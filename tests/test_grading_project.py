@@ -33,7 +33,7 @@ def test_dbt_sees_exactly_the_grading_models(tmp_path):
                                           "model", "--output", "path", "--quiet"],
                                project_dir=project, target="grading")
     assert sorted(listed) == sorted(path.relative_to(PROJECT_ROOT).as_posix()
-                                    for path in (PROJECT_ROOT / MODELS).glob("*.sql"))
+                                    for path in (PROJECT_ROOT / MODELS).rglob("*.sql"))
 
 
 def test_assembling_again_keeps_the_settings_file_and_follows_a_moved_root(tmp_path):

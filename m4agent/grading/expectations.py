@@ -91,7 +91,7 @@ def _find_keys(con: duckdb.DuckDBPyConnection) -> None:
         SELECT DISTINCT keys.run_number, keys.truth_row
         FROM grading.int_grading__agent_keys AS keys
         INNER JOIN grading.int_grading__runs AS runs ON keys.run_number = runs.run_number
-        INNER JOIN grading.grading_results AS results ON results.run_id = runs.run_id
+        INNER JOIN grading.fct_grading__results AS results ON results.run_id = runs.run_id
         WHERE keys.truth_row IS NOT NULL AND results.comparison_error IS NULL
         """)
 
@@ -114,7 +114,7 @@ def _batches(con: duckdb.DuckDBPyConnection, run_id: str, task: Task) -> dict[st
         """, {"run_number": run_number[0] if run_number else None, "task": task.name}).df()
     found["key_found"] = found["key_found"].astype(int)
     rates = dict(con.execute(
-        "SELECT column_name, match_rate FROM grading.grading_column_scores WHERE run_id = ?", [run_id]
+        "SELECT column_name, match_rate FROM grading.fct_grading__column_scores WHERE run_id = ?", [run_id]
     ).fetchall())
     accuracy = pd.DataFrame([{column: rates.get(column, 0.0) for column in task.scored_columns}])
     return {"output": output, "coverage": found, "accuracy": accuracy}

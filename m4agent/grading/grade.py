@@ -36,6 +36,9 @@ from m4agent.locking import data_dir_lock
 from m4agent.registry import TASKS_DIR, Task, all_tasks
 
 GRADING_SELECTOR = "path:models/grading"
+# Left out of a grading call: the rule macros' unit tests (they test SQL, not a batch) and the audit
+# tests that read every agent row (a full `dbt build` with var m4_grading runs both).
+GRADING_EXCLUDED = ("test_type:unit", "tag:grading_audit")
 FAILURE_TABLES = (
     "strict_output_present",
     "strict_required_columns",
@@ -82,8 +85,7 @@ def _run_dbt(data_dir: Path, project: Path, exclude: Sequence[str] = ()) -> None
     # than listing every schema first.
     args = ["build", "--select", GRADING_SELECTOR, "--vars", json.dumps({"m4_grading": True}), "--quiet",
             "--no-write-json", "--log-level-file", "info", "--no-populate-cache"]
-    if exclude:
-        args += ["--exclude", *exclude]
+    args += ["--exclude", *GRADING_EXCLUDED, *exclude]
     try:
         dbt_runner.invoke(data_dir, args, project_dir=project, target="grading")
     except M4AgentError as exc:
@@ -109,17 +111,17 @@ def _collect(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str]) -> dict[str
         "duplicate_rows", "truth_rows",
     ]
     rows = con.execute(
-        f"SELECT {', '.join(columns)} FROM grading.grading_results WHERE list_contains(?, run_id)", [wanted]
+        f"SELECT {', '.join(columns)} FROM grading.fct_grading__results WHERE list_contains(?, run_id)", [wanted]
     ).fetchall()
     rates: dict[str, dict[str, float]] = {}
     for run_id, column, rate in con.execute(
-        "SELECT run_id, column_name, match_rate_reported FROM grading.grading_column_scores "
+        "SELECT run_id, column_name, match_rate_reported FROM grading.fct_grading__column_scores "
         "WHERE list_contains(?, run_id) ORDER BY run_id, position", [wanted]
     ).fetchall():
         rates.setdefault(run_id, {})[column] = float(rate)
     checks: dict[str, list[dict[str, Any]]] = {}
     for run_id, name, passed, detail in con.execute(
-        "SELECT run_id, check_name, passed, detail FROM grading.grading_run_checks "
+        "SELECT run_id, check_name, passed, detail FROM grading.fct_grading__run_checks "
         "WHERE list_contains(?, run_id) ORDER BY run_id, check_order", [wanted]
     ).fetchall():
         checks.setdefault(run_id, []).append({"name": name, "passed": bool(passed), "detail": detail or ""})

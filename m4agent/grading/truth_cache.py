@@ -29,9 +29,10 @@ _TABLE = "agent_outputs.truth_fingerprint"
 
 
 def _code_digest(project_dir: Path) -> str:
-    """The SQL the truth depends on: the truth models and the grading macros."""
-    files = sorted((project_dir / "models" / "grading").glob("int_grading__truth_*.sql"))
-    files += sorted((project_dir / "macros" / "grading").glob("*.sql"))
+    """The SQL the truth depends on: the grading models (the truth models and the staging views they
+    read) and the grading macros, rules included."""
+    files = sorted((project_dir / "models" / "grading").rglob("*.sql"))
+    files += sorted((project_dir / "macros" / "grading").rglob("*.sql"))
     digest = hashlib.sha256()
     for path in files:
         digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")

@@ -15,7 +15,7 @@
     its kind (m4_typed_key_parts); and the slots column_1 .. column_<width>.
     Only the runs in `runs` (a SQL list of run numbers), when given: as
     constants, so only their files are read. -#}
-{% macro m4_agent_rows(task, width, key_width, runs=none) %}
+{% macro m4_agent_rows(task, width, key_width, inputs, runs=none) %}
     SELECT
         runs.run_number,
         output_rows.row_number,
@@ -23,8 +23,8 @@
         {%- for slot in range(1, width + 1) %},
         output_rows.column_{{ slot }}
         {%- endfor %}
-    FROM {{ source('agent_outputs', 'output_rows') }} AS output_rows
-    INNER JOIN {{ ref('int_grading__runs') }} AS runs
+    FROM {{ inputs['output_rows'] }} AS output_rows
+    INNER JOIN {{ inputs['runs'] }} AS runs
         ON output_rows.run_number = runs.run_number
     WHERE output_rows.task IN ('{{ task['tasks'] | join("', '") }}')
         AND runs.run_error IS NULL
@@ -38,7 +38,7 @@
     key_text_<slot>: the parts of the task's key kinds, m4_typed_key_columns) and
     the truth row of that key (NULL for a key the truth lacks). Only the key
     parts of the truth are read. -#}
-{% macro m4_keyed_rows(task, key_width, runs=none) %}
+{% macro m4_keyed_rows(task, key_width, inputs, runs=none) %}
     SELECT
         agent.run_number,
         agent.row_number,
@@ -46,8 +46,8 @@
         agent.{{ column }},
         {%- endfor %}
         truth.truth_row
-    FROM ({{ m4_agent_rows(task, 0, key_width, runs) }}) AS agent
-    LEFT JOIN {{ ref('int_grading__truth_values') }} AS truth
+    FROM ({{ m4_agent_rows(task, 0, key_width, inputs, runs) }}) AS agent
+    LEFT JOIN {{ inputs['truth_values'] }} AS truth
         ON truth.task = '{{ task['truth_task'] }}'
         AND {{ m4_same_typed_key(task['keys'], 'agent', 'truth') }}
 {% endmacro %}
@@ -58,7 +58,7 @@
     (agent_<slot>) beside what the comparison reads of the truth cell (see
     int_grading__truth_values). Truth rows
     the agent lacks are left out: they never match. -#}
-{% macro m4_merged_rows(task, width, key_width, runs=none) %}
+{% macro m4_merged_rows(task, width, key_width, inputs, runs=none) %}
     SELECT
         agent.run_number,
         agent.row_number,
@@ -70,14 +70,28 @@
         truth.render_{{ slot }} IS NOT NULL AS truth_present_{{ slot }},
         truth.number_{{ slot }} AS truth_number_{{ slot }},
         truth.render_{{ slot }} AS truth_render_{{ slot }},
-        truth.same_code_{{ slot }} AS truth_same_code_{{ slot }},
+        truth.kind_{{ slot }} AS truth_kind_{{ slot }},
         truth.timestamp_{{ slot }} AS truth_timestamp_{{ slot }}
         {%- endfor %}
-    FROM ({{ m4_agent_rows(task, width, key_width, runs) }}) AS agent
-    LEFT JOIN {{ ref('int_grading__truth_values') }} AS truth
+    FROM ({{ m4_agent_rows(task, width, key_width, inputs, runs) }}) AS agent
+    LEFT JOIN {{ inputs['truth_values'] }} AS truth
         ON truth.task = '{{ task['truth_task'] }}'
         AND {{ m4_same_typed_key(task['keys'], 'agent', 'truth') }}
-    LEFT JOIN {{ ref('int_grading__repeated_keys') }} AS repeated_keys
+    LEFT JOIN {{ inputs['repeated_keys'] }} AS repeated_keys
         ON agent.run_number = repeated_keys.run_number
         AND truth.truth_row = repeated_keys.truth_row
+{% endmacro %}
+
+{#- The relations the merge reads (m4_agent_rows, m4_keyed_rows, m4_merged_rows take them as
+    `inputs`): the agent rows, the runs, the truth values and, with `repeated_keys`, the repeated
+    keys. Called at the top of a model, so dbt's graph holds these dependencies even while it
+    parses (when the per-task SQL is not compiled yet). -#}
+{% macro m4_merge_inputs(repeated_keys=true) %}
+    {%- set inputs = {
+        'output_rows': ref('stg_agent_outputs__output_rows'),
+        'runs': ref('int_grading__runs'),
+        'truth_values': ref('int_grading__truth_values'),
+    } -%}
+    {%- if repeated_keys %}{% do inputs.update({'repeated_keys': ref('int_grading__repeated_keys')}) %}{% endif -%}
+    {{ return(inputs) }}
 {% endmacro %}

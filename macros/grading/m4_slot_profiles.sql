@@ -7,11 +7,12 @@
 
 {#- The number of slots in agent_outputs.output_rows (1 while dbt parses). -#}
 {% macro m4_grading_width() %}
+    {%- set output_rows = ref('stg_agent_outputs__output_rows') -%}
     {%- if not execute -%}
         {{ return(1) }}
     {%- endif -%}
     {%- set ns = namespace(width=0) -%}
-    {%- for column in adapter.get_columns_in_relation(source('agent_outputs', 'output_rows')) -%}
+    {%- for column in adapter.get_columns_in_relation(output_rows) -%}
         {%- if column.name.startswith('column_') -%}{%- set ns.width = ns.width + 1 -%}{%- endif -%}
     {%- endfor -%}
     {{ return(ns.width) }}
@@ -19,12 +20,11 @@
 
 {#- The largest number of key columns of a task in the batch (1 while dbt parses). -#}
 {% macro m4_grading_key_width() %}
+    {%- set task_columns = ref('stg_agent_outputs__task_columns') -%}
     {%- if not execute -%}
         {{ return(1) }}
     {%- endif -%}
-    {%- set result = run_query(
-        "SELECT COALESCE(MAX(slot), 1) FROM " ~ source('agent_outputs', 'task_columns') ~ " WHERE role = 'key'"
-    ) -%}
+    {%- set result = run_query("SELECT COALESCE(MAX(slot), 1) FROM " ~ task_columns ~ " WHERE role = 'key'") -%}
     {{ return(result.columns[0].values()[0] | int) }}
 {% endmacro %}
 
@@ -33,8 +33,8 @@
     three nested steps so each step reads the one before, and the costly ones
     only where they can hold (lazily, in CASE):
     1. its double (number_<slot>) and naive timestamp cast (cast_<slot>);
-    2. what pandas reads it as (kind_<slot>, m4_cell_kind: int, float, boolean
-       or other) and its timestamp shape (signature_<slot>, none for a number);
+    2. what pandas reads it as (kind_<slot>, m4_cell_kind: missing, int, float,
+       bool or text) and its timestamp shape (signature_<slot>, none for a number);
     3. its timestamp (timestamp_<slot>; timestamp_dm_<slot>: a day/month/year
        date read day first). -#}
 {% macro m4_cell_features(cells, width) %}
@@ -72,9 +72,9 @@
     {%- for slot in range(1, width + 1) %}
         {%- set v = 'column_' ~ slot %}
         COUNT({{ v }}) AS n_present_{{ slot }},
-        count_if(kind_{{ slot }} IN (1, 2)) AS n_float_{{ slot }},
-        count_if(kind_{{ slot }} = 2) AS n_int_{{ slot }},
-        count_if(kind_{{ slot }} = 3) AS n_bool_{{ slot }},
+        count_if({{ m4_is_number_kind('kind_' ~ slot) }}) AS n_float_{{ slot }},
+        count_if(kind_{{ slot }} = 'int') AS n_int_{{ slot }},
+        count_if(kind_{{ slot }} = 'bool') AS n_bool_{{ slot }},
         ARG_MIN({{ v }}, {{ row_column }}) FILTER (WHERE {{ v }} IS NOT NULL) AS first_value_{{ slot }},
         {{ m4_shape_bounds('signature_' ~ slot, slot) }},
         COUNT(timestamp_{{ slot }}) AS n_timestamp_{{ slot }},
@@ -162,72 +162,6 @@ SELECT
 FROM profiled
 {% endmacro %}
 
-{#- The normalised key of a row, as typed parts per key slot (key_number_<slot>,
-    key_timestamp_<slot>, key_text_<slot>): `cells` prefixes the text columns
-    (column_<slot>), `columns` prefixes the key kind, dtype and time zone of each
-    slot (key_kind_<slot>, <dtype_prefix><slot>, key_time_zone_<slot>). -#}
-{% macro m4_key_parts(key_width, cells, columns, dtype_prefix) %}
-    {%- for slot in range(1, key_width + 1) %}
-    {%- set value = cells ~ 'column_' ~ slot %}
-    {%- set kind = columns ~ 'key_kind_' ~ slot %}
-    {%- set dtype = columns ~ dtype_prefix ~ slot %}
-    {{ m4_key_number(value, kind, dtype) }} AS key_number_{{ slot }},
-    {{ m4_key_timestamp(value, kind, columns ~ 'key_time_zone_' ~ slot) }} AS key_timestamp_{{ slot }},
-    {{ m4_key_text(value, kind, dtype) }} AS key_text_{{ slot }}{% if not loop.last %},{% endif %}
-    {%- endfor %}
-{% endmacro %}
-
-{#- A key cell (text `value`, its column's key kind and dtype) as typed parts
-    that compare the way pandas merges normalised keys: the number (pd.to_numeric;
-    a numeric key column is all numbers, or all booleans), the timestamp, or
-    pandas' string ('<NA>' for a missing text key). The *_of macros give one part
-    for a kind known in advance. -#}
-{% macro m4_key_number(value, kind, dtype) -%}
-    CASE WHEN {{ kind }} = 'numeric' THEN {{ m4_numeric(value, dtype) }} END
-{%- endmacro %}
-
-{#- (A timestamp key column's values all have the shape of its first value, so its
-    time zone, has_time_zone, is the column's: a SQL expression, or true / false
-    when known while compiling.) -#}
-{% macro m4_key_timestamp(value, kind, has_time_zone) -%}
-    CASE WHEN {{ kind }} = 'timestamp' THEN {{ m4_key_timestamp_of(value, has_time_zone) }} END
-{%- endmacro %}
-
-{% macro m4_key_timestamp_of(value, has_time_zone, day_first=none) -%}
-    {%- if has_time_zone is sameas true -%}
-        {{ m4_utc_timestamp(value) }}
-    {%- elif has_time_zone is sameas false -%}
-        {{ m4_key_naive_timestamp(value, day_first) }}
-    {%- else -%}
-        CASE
-            WHEN {{ has_time_zone }} THEN {{ m4_utc_timestamp(value) }}
-            ELSE {{ m4_key_naive_timestamp(value, day_first) }}
-        END
-    {%- endif -%}
-{%- endmacro %}
-
-{#- A naive key timestamp: ISO texts by a cast, other dates with the formats of
-    m4_timestamp_formats (a timestamp key column's values all have the shape of
-    its first value, m4_profile_rows), day first where `day_first` (the column's
-    m4_day_first, a SQL expression) holds. DuckDB's cast reads '01:50 PM' as
-    01:50 (it ignores a trailing word), so 12-hour texts skip it. -#}
-{% macro m4_key_naive_timestamp(value, day_first=none) -%}
-    {%- set cast = 'CASE WHEN NOT (' ~ value ~ " LIKE '%M' OR " ~ value ~ " LIKE '%m') THEN TRY_CAST(" ~ value ~ ' AS TIMESTAMP) END' -%}
-    {%- set read = 'COALESCE(' ~ cast ~ ', try_strptime(' ~ value ~ ', ' ~ m4_format_list() ~ '))' -%}
-    {%- if day_first -%}
-        CASE WHEN {{ day_first }} THEN try_strptime({{ value }}, {{ m4_format_list(day_first=true) }}) ELSE {{ read }} END
-    {%- else -%}
-        {{ read }}
-    {%- endif %}
-{%- endmacro %}
-
-{% macro m4_key_text(value, kind, dtype) -%}
-    CASE WHEN {{ kind }} = 'text' THEN {{ m4_key_text_of(value, dtype) }} END
-{%- endmacro %}
-
-{% macro m4_key_text_of(value, dtype) -%}
-    COALESCE({{ m4_render(value, dtype) }}, '<NA>')
-{%- endmacro %}
 
 {#- The key of a comparable run's row as typed parts (key_number_<slot>,
     key_timestamp_<slot>, key_text_<slot>), compiled for one task: a run whose key
@@ -272,33 +206,35 @@ FROM profiled
     against the same truth, so their runs go through one query (17
     queries for M4Bench's 28 tasks: less SQL for DuckDB to plan). A list of
     {task, tasks, truth_task, truth_rows, keys: {slot: {kind, has_time_zone}},
-    columns: [{slot, column_name, tolerance, temporal, float_truth}]}:
+    columns: [{slot, column_name, tolerance, temporal}]}:
     `tasks` the group's tasks, `task` the first of them, `truth_task` the task
     whose rendering of the reference (int_grading__truth_values, see
     int_grading__truth_tasks) every run of the group is merged with;
     the reference's row count (truth rows are numbered 1 .. truth_rows), its key
     columns, and the scored columns (their tolerances become constants; temporal
     means the truth column can compare as timestamps: it looks temporal and
-    every value parses; float_truth that its dtype is float, whose text reads
-    back as its number). Tasks whose reference could not be profiled are left
+    every value parses). Tasks whose reference could not be profiled are left
     out: none of their runs is comparable. Empty while dbt parses. -#}
 {% macro m4_grading_plan() %}
+    {#- (the relations it reads, named before dbt parses: its graph holds the dependencies) -#}
+    {%- set task_columns = ref('stg_agent_outputs__task_columns') -%}
+    {%- set truth_tasks = ref('int_grading__truth_tasks') -%}
+    {%- set truth_profiles = ref('int_grading__truth_profiles') -%}
     {%- if not execute -%}
         {{ return([]) }}
     {%- endif -%}
     {%- set keys = run_query(
         "SELECT c.task, t.truth_task, c.slot, p.key_kind, p.has_time_zone, p.n_rows "
-        ~ "FROM " ~ source('agent_outputs', 'task_columns') ~ " AS c "
-        ~ "INNER JOIN " ~ ref('int_grading__truth_tasks') ~ " AS t ON c.task = t.task "
-        ~ "INNER JOIN " ~ ref('int_grading__truth_profiles') ~ " AS p ON c.task = p.task AND c.slot = p.slot "
+        ~ "FROM " ~ task_columns ~ " AS c "
+        ~ "INNER JOIN " ~ truth_tasks ~ " AS t ON c.task = t.task "
+        ~ "INNER JOIN " ~ truth_profiles ~ " AS p ON c.task = p.task AND c.slot = p.slot "
         ~ "WHERE c.role = 'key' ORDER BY c.task, c.slot"
     ) -%}
     {%- set scored = run_query(
         "SELECT c.task, c.slot, c.column_name, COALESCE(c.tolerance, 0) AS tolerance, "
-        ~ "COALESCE(p.looks_temporal AND p.all_timestamps, FALSE) AS temporal, "
-        ~ "COALESCE(p.dtype = 'float', FALSE) AS float_truth "
-        ~ "FROM " ~ source('agent_outputs', 'task_columns') ~ " AS c "
-        ~ "LEFT JOIN " ~ ref('int_grading__truth_profiles') ~ " AS p ON c.task = p.task AND c.slot = p.slot "
+        ~ "COALESCE(p.looks_temporal AND p.all_timestamps, FALSE) AS temporal "
+        ~ "FROM " ~ task_columns ~ " AS c "
+        ~ "LEFT JOIN " ~ truth_profiles ~ " AS p ON c.task = p.task AND c.slot = p.slot "
         ~ "WHERE c.role = 'scored' ORDER BY c.task, c.slot"
     ) -%}
     {%- set tasks = [] -%}
@@ -315,8 +251,7 @@ FROM profiled
     {%- for row in scored.rows if row['task'] in by_task -%}
         {%- do by_task[row['task']]['columns'].append({
             'slot': row['slot'] | int, 'column_name': row['column_name'],
-            'tolerance': row['tolerance'] | float, 'temporal': row['temporal'],
-            'float_truth': row['float_truth'] == true}) -%}
+            'tolerance': row['tolerance'] | float, 'temporal': row['temporal']}) -%}
     {%- endfor -%}
     {%- set plan = [] -%}
     {%- set by_shape = {} -%}
@@ -357,13 +292,14 @@ FROM profiled
 {#- {task: 'run_number, run_number, ...'} for the runs with a row of `relation`
     (which has run_number) meeting `condition`. Empty while dbt parses. -#}
 {% macro m4_runs_by_task(relation, condition) %}
+    {%- set runs = ref('int_grading__runs') -%}
     {%- if not execute -%}
         {{ return({}) }}
     {%- endif -%}
     {%- set result = run_query(
         "SELECT runs.task, STRING_AGG(DISTINCT CAST(selected.run_number AS VARCHAR), ', ') AS run_numbers "
         ~ "FROM " ~ relation ~ " AS selected "
-        ~ "INNER JOIN " ~ ref('int_grading__runs') ~ " AS runs ON selected.run_number = runs.run_number "
+        ~ "INNER JOIN " ~ runs ~ " AS runs ON selected.run_number = runs.run_number "
         ~ "WHERE " ~ condition ~ " GROUP BY runs.task"
     ) -%}
     {%- set by_task = {} -%}

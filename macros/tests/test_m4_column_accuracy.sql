@@ -1,8 +1,7 @@
-{#- M4Bench strict check test_score_accuracy[column]: each scored column's match rate
-    reaches the task's accuracy threshold. Fails with each (run, column) below it. -#}
-{% test m4_column_accuracy(model, column_name, threshold_column) %}
-SELECT run_id, task, column_name AS scored_column, {{ column_name }} AS match_rate, {{ threshold_column }} AS threshold
+{#- M4Bench strict check test_score_accuracy[column] (macros/grading/strict_checks.sql).
+    Fails with each (run, scored column) that does not pass it. -#}
+{% test m4_column_accuracy(model) %}
+SELECT run_id, task, column_name AS scored_column, match_rate, accuracy_threshold AS threshold
 FROM {{ model }}
-WHERE comparison_failed
-    OR {{ column_name }} < {{ threshold_column }}
+WHERE NOT {{ m4_check_score_accuracy() }}
 {% endtest %}

@@ -1,9 +1,7 @@
-{#- M4Bench strict check test_has_required_columns: a readable output has every required
-    column (names compared exactly, case and spaces included). Fails with each run lacking some. -#}
-{% test m4_required_columns(model, column_name) %}
-SELECT run_id, task, {{ column_name }} AS missing_columns
+{#- M4Bench strict check test_has_required_columns (macros/grading/strict_checks.sql), on readable runs.
+    Fails with each run lacking a required column. -#}
+{% test m4_required_columns(model) %}
+SELECT run_id, task, missing_required_columns AS missing_columns
 FROM {{ model }}
-WHERE file_exists
-    AND read_error IS NULL
-    AND len({{ column_name }}) > 0
+WHERE {{ m4_check_readable() }} AND NOT {{ m4_check_has_required_columns() }}
 {% endtest %}

@@ -1,9 +1,7 @@
-{#- M4Bench strict check test_row_coverage: the share of truth keys the output supplies
-    reaches the task's threshold (a failed comparison covers nothing). Fails with each run below it. -#}
-{% test m4_row_coverage(model, column_name, threshold_column) %}
-SELECT run_id, task, {{ column_name }} AS row_coverage, {{ threshold_column }} AS threshold, comparison_error
+{#- M4Bench strict check test_row_coverage (macros/grading/strict_checks.sql), on readable runs.
+    Fails with each run below its threshold or whose comparison failed. -#}
+{% test m4_row_coverage(model) %}
+SELECT run_id, task, row_coverage, row_coverage_threshold AS threshold, comparison_error
 FROM {{ model }}
-WHERE file_exists
-    AND read_error IS NULL
-    AND (comparison_error IS NOT NULL OR {{ column_name }} < {{ threshold_column }})
+WHERE {{ m4_check_readable() }} AND NOT {{ m4_check_row_coverage() }}
 {% endtest %}

@@ -13,7 +13,7 @@ WITH key_cells AS (
         {%- for slot in range(1, key_width + 1) %},
         column_{{ slot }}
         {%- endfor %}
-    FROM {{ source('agent_outputs', 'output_rows') }}
+    FROM {{ ref('stg_agent_outputs__output_rows') }}
 ),
 
 cells AS (

@@ -8,13 +8,11 @@
   A view, for lookups of one run (the Great Expectations coverage batch reads
   only that run's rows). The build does not group every run's keys: it counts
   them per run (int_grading__run_keys) and groups only the runs that repeat a
-  truth key (int_grading__repeated_keys). Nothing in the build reads it: it is
-  created after the column counts (the last depends_on below), when a core is
-  free, so DuckDB's binding of its SQL does not slow the counting models.
+  truth key (int_grading__repeated_keys). Nothing in the build reads it.
 -#}
 {{ config(enabled=var('m4_grading', false), materialized='view') }}
--- depends_on: {{ ref('int_grading__truth_tasks') }}, {{ ref('int_grading__truth_profiles') }}, {{ ref('int_grading__runs') }}, {{ ref('int_grading__truth_values') }}, {{ ref('int_grading__column_counts') }}
 {%- set key_width = m4_grading_key_width() %}
+{%- set inputs = m4_merge_inputs(repeated_keys=false) %}
 {%- for task in m4_grading_plan() %}
 {%- set key_columns = m4_typed_key_columns(task['keys']) %}
 SELECT
@@ -23,7 +21,7 @@ SELECT
     COUNT(*) AS n_rows,
     -- (the same for every row of a key)
     ANY_VALUE(truth_row) AS truth_row
-FROM ({{ m4_keyed_rows(task, key_width) }}) AS keyed_rows
+FROM ({{ m4_keyed_rows(task, key_width, inputs) }}) AS keyed_rows
 GROUP BY run_number, {{ key_columns | join(', ') }}
 UNION ALL
 {%- endfor %}

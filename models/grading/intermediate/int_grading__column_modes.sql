@@ -33,7 +33,7 @@ WITH columns AS (
         ) AS agent_parses,
         COALESCE({{ m4_has_time_zone('counts.first_signature') }}, FALSE) AS agent_has_time_zone
     FROM {{ ref('int_grading__runs') }} AS runs
-    INNER JOIN {{ source('agent_outputs', 'task_columns') }} AS task_columns
+    INNER JOIN {{ ref('stg_agent_outputs__task_columns') }} AS task_columns
         ON runs.task = task_columns.task
         AND task_columns.role = 'scored'
         AND list_contains(runs.header, task_columns.column_name)

@@ -5,8 +5,8 @@
   read) are grouped by key.
 -#}
 {{ config(enabled=var('m4_grading', false)) }}
--- depends_on: {{ ref('int_grading__truth_tasks') }}, {{ ref('int_grading__truth_profiles') }}, {{ ref('int_grading__runs') }}, {{ ref('int_grading__truth_values') }}, {{ ref('int_grading__run_keys') }}
 {%- set key_width = m4_grading_key_width() %}
+{%- set inputs = m4_merge_inputs(repeated_keys=false) %}
 {%- set repeating = m4_grading_runs_repeating_keys() %}
 {%- for task in m4_grading_plan() %}
 {%- set runs = m4_plan_runs(repeating, task) %}
@@ -16,7 +16,7 @@ SELECT
     truth_row,
     MIN(row_number) AS kept_row,
     COUNT(*) AS n_rows
-FROM ({{ m4_keyed_rows(task, key_width, runs=runs) }}) AS keyed_rows
+FROM ({{ m4_keyed_rows(task, key_width, inputs, runs=runs) }}) AS keyed_rows
 WHERE truth_row IS NOT NULL
 GROUP BY run_number, truth_row
 HAVING COUNT(*) > 1

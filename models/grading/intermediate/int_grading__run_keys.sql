@@ -8,8 +8,8 @@
   Compiled per group of tasks sharing a reference (m4_grading_plan, m4_keyed_rows).
 -#}
 {{ config(enabled=var('m4_grading', false)) }}
--- depends_on: {{ ref('int_grading__truth_tasks') }}, {{ ref('int_grading__truth_profiles') }}, {{ ref('int_grading__runs') }}, {{ ref('int_grading__truth_values') }}
 {%- set key_width = m4_grading_key_width() %}
+{%- set inputs = m4_merge_inputs(repeated_keys=false) %}
 WITH counted AS (
     {%- for task in m4_grading_plan() %}
     {%- set key_columns = m4_typed_key_columns(task['keys']) %}
@@ -23,7 +23,7 @@ WITH counted AS (
             WHEN truth_row IS NULL
                 THEN ROW({{ key_columns | join(', ') }})
         END) AS keys_not_in_truth
-    FROM ({{ m4_keyed_rows(task, key_width) }}) AS keyed_rows
+    FROM ({{ m4_keyed_rows(task, key_width, inputs) }}) AS keyed_rows
     GROUP BY run_number
     UNION ALL
     {%- endfor %}

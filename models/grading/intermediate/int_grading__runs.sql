@@ -3,25 +3,22 @@
   required and key columns it lacks, and the first reason M4Bench's comparison
   would raise before comparing values (unreadable file, a reference lacking a
   column, missing key columns, key columns whose normalised types cannot be
-  merged). Such a run scores 0 on every column. Per slot, wide: how the run's
-  key columns normalise (key_kind_<slot>, key_dtype_<slot>, key_day_first_<slot>: day/month/year
-  dates read day first; NULL beyond the
-  task's keys), each column's tolerance, whether the truth column is numeric, and
-  whether it can compare as timestamps (looks temporal and every value parses).
+  merged). Such a run scores 0 on every column. Per key slot, wide: how the run's key
+  columns normalise (key_dtype_<slot>, pandas' dtype; key_day_first_<slot>:
+  day/month/year dates read day first; NULL beyond the task's keys).
 -#}
 {{ config(enabled=var('m4_grading', false)) }}
-{%- set width = m4_grading_width() %}
 {%- set key_width = m4_grading_key_width() %}
 WITH files AS (
-    SELECT * FROM {{ source('agent_outputs', 'output_files') }}
+    SELECT * FROM {{ ref('stg_agent_outputs__output_files') }}
 ),
 
 settings AS (
-    SELECT * FROM {{ source('agent_outputs', 'task_settings') }}
+    SELECT * FROM {{ ref('stg_agent_outputs__task_settings') }}
 ),
 
 task_columns AS (
-    SELECT * FROM {{ source('agent_outputs', 'task_columns') }}
+    SELECT * FROM {{ ref('stg_agent_outputs__task_columns') }}
 ),
 
 truth_sizes AS (
@@ -85,30 +82,11 @@ key_types AS (
     SELECT
         run_number
         {%- for slot in range(1, key_width + 1) %},
-        ANY_VALUE(key_kind) FILTER (WHERE slot = {{ slot }}) AS key_kind_{{ slot }},
         ANY_VALUE(dtype) FILTER (WHERE slot = {{ slot }}) AS key_dtype_{{ slot }},
-        ANY_VALUE(has_time_zone) FILTER (WHERE slot = {{ slot }}) AS key_time_zone_{{ slot }},
         ANY_VALUE(day_first) FILTER (WHERE slot = {{ slot }}) AS key_day_first_{{ slot }}
         {%- endfor %}
     FROM key_profiles
     GROUP BY run_number
-),
-
-slot_settings AS (
-    SELECT
-        task_columns.task
-        {%- for slot in range(1, width + 1) %},
-        COALESCE(ANY_VALUE(task_columns.tolerance) FILTER (WHERE task_columns.slot = {{ slot }}), 0) AS tolerance_{{ slot }},
-        COALESCE(ANY_VALUE(truth_profiles.n_not_numeric = 0) FILTER (WHERE task_columns.slot = {{ slot }}), FALSE) AS truth_numeric_{{ slot }},
-        COALESCE(ANY_VALUE(truth_profiles.looks_temporal AND truth_profiles.all_timestamps)
-            FILTER (WHERE task_columns.slot = {{ slot }}), FALSE) AS truth_temporal_{{ slot }}
-        {%- endfor %}
-    FROM task_columns
-    LEFT JOIN truth_profiles
-        ON task_columns.task = truth_profiles.task
-        AND task_columns.slot = truth_profiles.slot
-    WHERE task_columns.role IN ('key', 'scored')
-    GROUP BY task_columns.task
 ),
 
 missing_columns AS (
@@ -140,7 +118,6 @@ SELECT
     COALESCE(files.agent_rows, 0) AS agent_rows,
     files.header,
     COALESCE(truth_sizes.truth_rows, 0) AS truth_rows,
-    COALESCE(missing_columns.missing_key_columns, []) AS missing_key_columns,
     COALESCE(missing_columns.missing_required_columns, []) AS missing_required_columns,
     CASE
         WHEN NOT files.file_exists THEN files.read_error
@@ -154,15 +131,8 @@ SELECT
             THEN 'Comparison failed: key columns cannot be merged: ' || key_conflicts.conflicts
     END AS run_error
     {%- for slot in range(1, key_width + 1) %},
-    key_types.key_kind_{{ slot }},
     key_types.key_dtype_{{ slot }},
-    key_types.key_time_zone_{{ slot }},
     key_types.key_day_first_{{ slot }}
-    {%- endfor %}
-    {%- for slot in range(1, width + 1) %},
-    slot_settings.tolerance_{{ slot }},
-    slot_settings.truth_numeric_{{ slot }},
-    slot_settings.truth_temporal_{{ slot }}
     {%- endfor %}
 FROM files
 INNER JOIN settings
@@ -175,5 +145,3 @@ LEFT JOIN key_conflicts
     ON files.run_number = key_conflicts.run_number
 LEFT JOIN key_types
     ON files.run_number = key_types.run_number
-LEFT JOIN slot_settings
-    ON files.task = slot_settings.task

@@ -8,9 +8,9 @@
   only their rows are read), so the truth's text is read only where it decides.
 -#}
 {{ config(enabled=var('m4_grading', false)) }}
--- depends_on: {{ ref('int_grading__truth_tasks') }}, {{ ref('int_grading__truth_profiles') }}, {{ ref('int_grading__truth_values') }}, {{ ref('int_grading__runs') }}, {{ ref('int_grading__repeated_keys') }}, {{ ref('int_grading__column_modes') }}
 {%- set width = m4_grading_width() %}
 {%- set key_width = m4_grading_key_width() %}
+{%- set inputs = m4_merge_inputs() %}
 {%- set text_runs = m4_grading_text_runs() %}
 {%- set plan = [] %}
 {%- for task in m4_grading_plan() if m4_plan_runs(text_runs, task) and task['columns'] %}{% do plan.append(task) %}{% endfor %}
@@ -41,10 +41,10 @@ matches_{{ task_index }} AS (
         {%- set slot = column['slot'] %},
         count_if(
             merged.merged AND text_runs.dtype_{{ slot }} IS NOT NULL
-            AND merged.truth_render_{{ slot }} = {{ m4_render('merged.agent_' ~ slot, 'text_runs.dtype_' ~ slot) }}
+            AND {{ m4_texts_match('merged.truth_render_' ~ slot, 'merged.agent_' ~ slot, 'text_runs.dtype_' ~ slot) }}
         ) AS text_matches_{{ slot }}
         {%- endfor %}
-    FROM ({{ m4_merged_rows(task, width, key_width, runs=runs) }}) AS merged
+    FROM ({{ m4_merged_rows(task, width, key_width, inputs, runs=runs) }}) AS merged
     INNER JOIN text_runs_{{ task_index }} AS text_runs
         ON merged.run_number = text_runs.run_number
     GROUP BY merged.run_number

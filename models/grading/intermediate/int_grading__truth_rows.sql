@@ -12,15 +12,17 @@
 {{ config(enabled=var('m4_grading', false)) }}
 {%- set width = m4_grading_width() %}
 {%- set truth_tasks = ref('int_grading__truth_tasks') %}
+{%- set task_settings = ref('stg_agent_outputs__task_settings') %}
+{%- set task_columns = ref('stg_agent_outputs__task_columns') %}
 {%- set tasks = [] %}
 {%- if execute %}
 {%- set settings = run_query(
-    "SELECT task, reference_model, dataset FROM " ~ source('agent_outputs', 'task_settings')
+    "SELECT task, reference_model, dataset FROM " ~ task_settings
     ~ " WHERE task IN (SELECT truth_task FROM " ~ truth_tasks ~ ") ORDER BY task"
 ) %}
 {%- for row in settings.rows %}
 {%- set slots = run_query(
-    "SELECT column_name, role, slot FROM " ~ source('agent_outputs', 'task_columns')
+    "SELECT column_name, role, slot FROM " ~ task_columns
     ~ " WHERE task = '" ~ row['task'] ~ "' AND slot IS NOT NULL AND role IN ('key', 'scored') ORDER BY slot"
 ) %}
 {%- set database = 'eicu' if row['dataset'].startswith('eicu') else target.database %}

@@ -14,8 +14,8 @@ WITH slot_columns AS (
         settings.dataset,
         STRING_AGG(columns.role || ' ' || columns.slot || ' ' || columns.column_name, ', '
                    ORDER BY columns.role, columns.slot) AS graded_columns
-    FROM {{ source('agent_outputs', 'task_settings') }} AS settings
-    LEFT JOIN {{ source('agent_outputs', 'task_columns') }} AS columns
+    FROM {{ ref('stg_agent_outputs__task_settings') }} AS settings
+    LEFT JOIN {{ ref('stg_agent_outputs__task_columns') }} AS columns
         ON settings.task = columns.task
         AND columns.role IN ('key', 'scored')
     GROUP BY settings.task, settings.reference_model, settings.dataset

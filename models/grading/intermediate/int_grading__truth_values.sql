@@ -4,17 +4,16 @@
   comparison reads of the truth cell: its number (pd.to_numeric under the
   column's dtype), its text (astype("string") under that dtype; NULL exactly when
   the cell is missing) and, for columns that may compare as timestamps, its
-  timestamp. The code an agent cell carrying exactly that text gets (same_code_<slot>,
-  m4_same_code: its kind, presence and numeric match as m4_cell_code tells them)
-  lets the counting pass skip the casts and tests for those cells, most cells of a
-  good output.
+  timestamp; and the kind of that text (kind_<slot>, m4_cell_kind): an agent cell
+  carrying exactly that text reads as this cell does, so the counting pass skips
+  its casts (most cells of a good output).
 -#}
 {{ config(enabled=var('m4_grading', false)) }}
 {%- set width = m4_grading_width() %}
 {%- set key_width = m4_grading_key_width() %}
 WITH key_counts AS (
     SELECT task, COUNT(*) AS n_keys
-    FROM {{ source('agent_outputs', 'task_columns') }}
+    FROM {{ ref('stg_agent_outputs__task_columns') }}
     WHERE role = 'key'
     GROUP BY task
 ),
@@ -55,6 +54,6 @@ SELECT
     *
     {%- for slot in range(1, width + 1) %}
     {%- set render = 'render_' ~ slot %},
-    {{ m4_same_code(render, m4_cell_kind(render, m4_double(render)), 'number_' ~ slot) }} AS same_code_{{ slot }}
+    {{ m4_cell_kind(render, m4_double(render)) }} AS kind_{{ slot }}
     {%- endfor %}
 FROM rendered

@@ -46,7 +46,7 @@ scores AS (
         denominators.total,
         list_contains(runs.header, task_columns.column_name) AS in_output
     FROM runs
-    INNER JOIN {{ source('agent_outputs', 'task_columns') }} AS task_columns
+    INNER JOIN {{ ref('stg_agent_outputs__task_columns') }} AS task_columns
         ON runs.task = task_columns.task
         AND task_columns.role = 'scored'
     INNER JOIN denominators

@@ -3,7 +3,7 @@
   match rate, each rounded to 8 decimals, as evaluate.py reports it), key
   precision / recall / F1, row counts, and the reason the comparison failed
   (then every rate, the reward and the key metrics are 0, as in M4Bench).
-  strict_pass: every strict check passes (see grading_run_checks).
+  strict_pass: every strict check passes (macros/grading/strict_checks.sql).
 -#}
 {{ config(enabled=var('m4_grading', false)) }}
 WITH runs AS (
@@ -58,8 +58,8 @@ rewards AS (
     SELECT
         run_id,
         ROUND(SUM(match_rate_reported) / COUNT(*), 8) AS reward,
-        BOOL_AND(match_rate >= accuracy_threshold) AS all_columns_accurate
-    FROM {{ ref('grading_column_scores') }}
+        BOOL_AND({{ m4_check_score_accuracy() }}) AS all_columns_accurate
+    FROM {{ ref('fct_grading__column_scores') }}
     GROUP BY run_id
 )
 
@@ -92,12 +92,7 @@ SELECT
         8
     ) AS key_f1,
     CASE WHEN scored.comparison_error IS NULL THEN COALESCE(rewards.reward, 0.0) ELSE 0.0 END AS reward,
-    scored.file_exists
-        AND scored.comparison_error IS NULL
-        AND scored.agent_rows > 0
-        AND len(scored.missing_required_columns) = 0
-        AND scored.row_coverage >= scored.row_coverage_threshold
-        AND COALESCE(rewards.all_columns_accurate, TRUE) AS strict_pass
+    {{ m4_strict_pass('scored.', 'COALESCE(rewards.all_columns_accurate, TRUE)') }} AS strict_pass
 FROM scored
 LEFT JOIN rewards
     ON scored.run_id = rewards.run_id

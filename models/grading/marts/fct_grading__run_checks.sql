@@ -2,15 +2,16 @@
   One row per (run, strict check), in M4Bench's order and with its names:
   test_output_exists, test_output_is_valid_csv, test_has_required_columns,
   test_row_coverage, test_score_accuracy[<column>]. A run whose comparison
-  failed fails the coverage and accuracy checks with the reason as detail.
+  failed fails the coverage and accuracy checks with the reason as detail. Whether a
+  check passes is its macro's condition (macros/grading/strict_checks.sql).
 -#}
 {{ config(enabled=var('m4_grading', false)) }}
 WITH results AS (
-    SELECT * FROM {{ ref('grading_results') }}
+    SELECT * FROM {{ ref('fct_grading__results') }}
 ),
 
 readable AS (
-    SELECT * FROM results WHERE file_exists AND read_error IS NULL
+    SELECT * FROM results WHERE {{ m4_check_readable() }}
 ),
 
 checks AS (
@@ -18,7 +19,7 @@ checks AS (
         run_id,
         1 AS check_order,
         'test_output_exists' AS check_name,
-        file_exists AS passed,
+        {{ m4_check_output_exists() }} AS passed,
         CASE WHEN NOT file_exists THEN 'Output file not found: ' || output_path END AS detail
     FROM results
 
@@ -28,7 +29,7 @@ checks AS (
         run_id,
         2,
         'test_output_is_valid_csv',
-        read_error IS NULL AND agent_rows > 0,
+        {{ m4_check_output_is_valid_csv() }},
         CASE
             WHEN read_error IS NOT NULL THEN 'CSV read failed: ' || read_error
             WHEN agent_rows = 0 THEN 'Output CSV is empty'
@@ -42,7 +43,7 @@ checks AS (
         run_id,
         3,
         'test_has_required_columns',
-        len(missing_required_columns) = 0,
+        {{ m4_check_has_required_columns() }},
         CASE
             WHEN len(missing_required_columns) > 0
                 THEN 'Missing columns: ' || array_to_string(missing_required_columns, ', ')
@@ -55,7 +56,7 @@ checks AS (
         run_id,
         4,
         'test_row_coverage',
-        comparison_error IS NULL AND row_coverage >= row_coverage_threshold,
+        {{ m4_check_row_coverage() }},
         CASE
             WHEN comparison_error IS NOT NULL THEN comparison_error
             WHEN row_coverage < row_coverage_threshold
@@ -72,7 +73,7 @@ checks AS (
         scores.run_id,
         5 + scores.position,
         'test_score_accuracy[' || scores.column_name || ']',
-        NOT scores.comparison_failed AND scores.match_rate >= scores.accuracy_threshold,
+        {{ m4_check_score_accuracy('scores.') }},
         CASE
             WHEN scores.comparison_failed THEN readable.comparison_error
             WHEN NOT scores.in_output THEN 'Column ''' || scores.column_name || ''' not found in agent output'
@@ -83,7 +84,7 @@ checks AS (
                     100 * scores.accuracy_threshold
                 )
         END
-    FROM {{ ref('grading_column_scores') }} AS scores
+    FROM {{ ref('fct_grading__column_scores') }} AS scores
     INNER JOIN readable
         ON scores.run_id = readable.run_id
 )
