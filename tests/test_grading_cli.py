@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import re
-
 import json
+import re
 import shutil
 
 import duckdb
@@ -42,8 +41,8 @@ def test_grade_one_file_as_json(env):
     assert result.exit_code == 2, result.output  # a strict failure (exit codes: README)
     graded = _last_json(result.stdout)
     assert graded["expectations_pass"] is False
-    assert graded["expectations_failed"] == ["coverage:expect_column_mean_to_be_between[key_found]",
-                                             "accuracy:expect_column_values_to_be_between[meld]"]
+    assert graded["expectations_failed"] == ["strict:expect_column_values_to_be_in_set[test_row_coverage]",
+                                             "strict:expect_column_values_to_be_in_set[test_score_accuracy[meld]]"]
     failed_checks = [check["name"] for check in graded["checks"] if not check["passed"]]
     assert failed_checks == ["test_row_coverage", "test_score_accuracy[meld]"]
     assert set(graded) >= KEYS
@@ -100,7 +99,7 @@ def test_grade_results_root(env):
     # the Great Expectations suites validate every run of the campaign: a second verdict that
     # agrees with the dbt tests on a failing and a passing run; runs not graded fail both
     assert results["a/good"]["strict_pass"] is False and results["a/good"]["expectations_pass"] is False
-    assert "output:expect_table_row_count_to_be_between" in results["a/good"]["expectations_failed"]
+    assert "strict:expect_column_values_to_be_in_set[test_output_is_valid_csv]" in results["a/good"]["expectations_failed"]
     assert results["a/vaso"]["strict_pass"] is True and results["a/vaso"]["expectations_pass"] is True
     assert results["a/vaso"]["expectations_failed"] == []
     for name in ("b/no-output", "b/unknown-task", "c/broken"):

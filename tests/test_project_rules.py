@@ -17,12 +17,14 @@ from m4agent.dbt_runner import artefact_dir, invoke
 from m4agent.paths import PROJECT_ROOT
 
 PREFIXES = {"staging": "stg_", "intermediate": "int_", "marts": ("ref_", "fct_", "dim_"), "grading": ("grd_", "grading_")}
+# The grading models are enabled only with this var (`m4agent grade` sets it): the rules cover them too.
+GRADING_VARS = json.dumps({"m4_grading": True})
 
 
 @pytest.fixture(scope="module")
 def manifest(tmp_path_factory: pytest.TempPathFactory) -> dict:
     data_dir = tmp_path_factory.mktemp("parse")
-    invoke(data_dir, ["parse"])
+    invoke(data_dir, ["parse", "--vars", GRADING_VARS])
     return json.loads((artefact_dir(data_dir) / "target" / "manifest.json").read_text())
 
 
@@ -33,6 +35,11 @@ def _exceptions(rule: str) -> list[str]:
 
 def _models(manifest: dict) -> list[dict]:
     return [n for n in manifest["nodes"].values() if n["resource_type"] == "model" and n["package_name"] == "m4agent"]
+
+
+def test_the_grading_models_are_checked(manifest: dict) -> None:
+    assert {"stg_agent_outputs__output_rows", "int_grading__column_counts", "fct_grading__results"} <= {
+        m["name"] for m in _models(manifest)}
 
 
 def test_every_model_and_source_is_described(manifest: dict) -> None:
@@ -46,7 +53,6 @@ def test_sources_are_read_only_by_staging(manifest: dict) -> None:
         m["name"] for m in _models(manifest)
         if m["depends_on"]["nodes"] and not m["name"].startswith("stg_")
         and any(d.startswith("source.") for d in m["depends_on"]["nodes"])
-        and m["fqn"][1] != "grading"  # agent outputs are sources read by grading models
     ]
     assert offenders == []
 
@@ -62,8 +68,9 @@ def test_no_staging_on_staging(manifest: dict) -> None:
 def test_model_prefix_matches_layer(manifest: dict) -> None:
     wrong = []
     for m in _models(manifest):
-        layer = m["fqn"][1]
-        prefix = PREFIXES.get(layer)
+        # the innermost layer folder decides (models/grading/intermediate/ is an intermediate layer)
+        layers = [folder for folder in m["fqn"][1:-1] if folder in PREFIXES]
+        prefix = PREFIXES.get(layers[-1]) if layers else None
         if prefix and not m["name"].startswith(prefix):
             wrong.append(m["name"])
     assert wrong == []

@@ -1,17 +1,14 @@
-"""M4Bench's strict checks as Great Expectations suites, generated from each task's config.
+"""M4Bench's strict checks as Great Expectations suites, derived from the one definition of the checks.
 
-A second, independent verdict path beside the dbt generic tests. Per task,
-three suites, each validated on its own batch of a graded run:
+The strict checks are defined once, in ``macros/grading/strict_checks.sql``; the grading marts
+report each check of each run under M4Bench's name (``fct_grading__run_checks``: test_output_exists,
+test_output_is_valid_csv, test_has_required_columns, test_row_coverage and
+test_score_accuracy[<column>], whether it passed). A task's suite expects every check M4Bench runs
+for that task to be there and to have passed; its batch is one row per run with one column per
+check. A run passes when the suite succeeds: a verdict read through Great Expectations beside the
+dbt tests' ``strict_pass``, which the grading tests hold equal.
 
-- ``<task>.output``: the agent output itself (its header and rows): at least
-  one row, every required column present (exact names);
-- ``<task>.coverage``: one row per truth row with ``key_found`` (the agent
-  supplied the key, comparison not failed): mean >= row_coverage_threshold;
-- ``<task>.accuracy``: one row with each scored column's match rate:
-  each >= accuracy_threshold.
-
-A run passes when all three suites succeed. ``validate_runs`` reads the
-batches from the grading tables after ``grade_runs``.
+``validate_runs`` reads the batches from the grading tables after ``grade_runs``.
 """
 
 from __future__ import annotations
@@ -26,10 +23,15 @@ from typing import Any
 import duckdb
 import pandas as pd
 
-from m4agent import duckdb_session
+from m4agent.paths import database_path
 from m4agent.registry import Task
 
-SUITE_PARTS = ("output", "coverage", "accuracy")
+RUN_CHECKS = ("test_output_exists", "test_output_is_valid_csv", "test_has_required_columns", "test_row_coverage")
+
+
+def check_names(task: Task) -> list[str]:
+    """The strict checks M4Bench runs for a task, by the names fct_grading__run_checks gives them."""
+    return [*RUN_CHECKS, *(f"test_score_accuracy[{column}]" for column in task.scored_columns)]
 
 
 @cache
@@ -45,102 +47,49 @@ def _context() -> Any:
 
 
 @cache
-def _batch_definition(part: str) -> Any:
-    context = _context()
-    source = context.data_sources.add_or_update_pandas(f"m4agent_{part}")
-    asset = source.add_dataframe_asset(f"{part}_batches")
-    return asset.add_batch_definition_whole_dataframe(f"{part}_batch")
+def _batch_definition() -> Any:
+    source = _context().data_sources.add_or_update_pandas("m4agent_strict")
+    return source.add_dataframe_asset("strict_batches").add_batch_definition_whole_dataframe("strict_batch")
 
 
-def build_suites(task: Task) -> dict[str, Any]:
-    """The three expectation suites of a task, named ``<task>.<part>``."""
+def build_suite(task: Task) -> Any:
+    """The task's suite ``<task>.strict``: each of its checks passed (one expectation per check)."""
     import great_expectations as gx
 
-    required = list(task.required_columns or (*task.key_columns, *task.value_columns))
-    output = gx.ExpectationSuite(name=f"{task.name}.output")
-    output.add_expectation(gx.expectations.ExpectTableRowCountToBeBetween(min_value=1))
-    output.add_expectation(gx.expectations.ExpectTableColumnsToMatchSet(column_set=required, exact_match=False))
-    coverage = gx.ExpectationSuite(name=f"{task.name}.coverage")
-    coverage.add_expectation(gx.expectations.ExpectColumnMeanToBeBetween(
-        column="key_found", min_value=task.row_coverage_threshold))
-    accuracy = gx.ExpectationSuite(name=f"{task.name}.accuracy")
-    for column in task.scored_columns:
-        accuracy.add_expectation(gx.expectations.ExpectColumnValuesToBeBetween(
-            column=column, min_value=task.accuracy_threshold))
-    return {"output": output, "coverage": coverage, "accuracy": accuracy}
+    suite = gx.ExpectationSuite(name=f"{task.name}.strict")
+    for name in check_names(task):
+        suite.add_expectation(gx.expectations.ExpectColumnValuesToBeInSet(column=name, value_set=[True]))
+    return suite
 
 
-_REGISTERED: dict[str, dict[str, Any]] = {}
+_REGISTERED: dict[str, Any] = {}
 
 
-def _registered_suites(task: Task) -> dict[str, Any]:
+def _registered_suite(task: Task) -> Any:
     if task.name not in _REGISTERED:
-        context = _context()
-        _REGISTERED[task.name] = {part: context.suites.add_or_update(suite)
-                                  for part, suite in build_suites(task).items()}
+        _REGISTERED[task.name] = _context().suites.add_or_update(build_suite(task))
     return _REGISTERED[task.name]
 
 
-def _find_keys(con: duckdb.DuckDBPyConnection) -> None:
-    """Temp table ``found_keys``: the truth rows whose key each graded run supplies (none for a run whose
-    comparison failed), from one pass over the view ``int_grading__agent_keys`` for the whole batch.
-    A query per run would plan the view's per-task SQL each time and group every run's keys."""
-    con.execute(
-        """
-        CREATE OR REPLACE TEMP TABLE found_keys AS
-        SELECT DISTINCT keys.run_number, keys.truth_row
-        FROM grading.int_grading__agent_keys AS keys
-        INNER JOIN grading.int_grading__runs AS runs ON keys.run_number = runs.run_number
-        INNER JOIN grading.fct_grading__results AS results ON results.run_id = runs.run_id
-        WHERE keys.truth_row IS NOT NULL AND results.comparison_error IS NULL
-        """)
-
-
-def _batches(con: duckdb.DuckDBPyConnection, run_id: str, task: Task) -> dict[str, pd.DataFrame]:
-    exists, read_error, rows, header = con.execute(
-        "SELECT file_exists, read_error, COALESCE(agent_rows, 0), header "
-        "FROM agent_outputs.output_files WHERE run_id = ?", [run_id]).fetchone()
-    readable = exists and read_error is None
-    output = pd.DataFrame(index=range(rows if readable else 0), columns=list(header or []) if readable else [])
-    run_number = con.execute("SELECT run_number FROM grading.int_grading__runs WHERE run_id = ?", [run_id]
-                             ).fetchone()
-    found = con.execute(
-        """
-        SELECT (found.truth_row IS NOT NULL) AS key_found
-        FROM grading.int_grading__truth_tasks AS truth_tasks
-        INNER JOIN grading.int_grading__truth_values AS truth ON truth.task = truth_tasks.truth_task
-        LEFT JOIN found_keys AS found ON found.run_number = $run_number AND truth.truth_row = found.truth_row
-        WHERE truth_tasks.task = $task AND $run_number IS NOT NULL
-        """, {"run_number": run_number[0] if run_number else None, "task": task.name}).df()
-    found["key_found"] = found["key_found"].astype(int)
-    rates = dict(con.execute(
-        "SELECT column_name, match_rate FROM grading.fct_grading__column_scores WHERE run_id = ?", [run_id]
-    ).fetchall())
-    accuracy = pd.DataFrame([{column: rates.get(column, 0.0) for column in task.scored_columns}])
-    return {"output": output, "coverage": found, "accuracy": accuracy}
+def _batch(con: duckdb.DuckDBPyConnection, run_id: str, task: Task) -> pd.DataFrame:
+    """One row, one column per check of the task: whether the run passed it (a check not evaluated,
+    as the later checks of an unreadable output, is not passed)."""
+    passed = dict(con.execute(
+        "SELECT check_name, passed FROM grading.fct_grading__run_checks WHERE run_id = ?", [run_id]).fetchall())
+    return pd.DataFrame([{name: bool(passed.get(name, False)) for name in check_names(task)}])
 
 
 def validate_runs(data_dir: Path, runs: Sequence[tuple[str, Task]]) -> dict[str, dict[str, Any]]:
-    """Validate graded runs against their task's suites: {run_id: {passed, failed}}."""
+    """Validate graded runs against their task's suite: {run_id: {passed, failed}}."""
     verdicts: dict[str, dict[str, Any]] = {}
-    con = duckdb_session.connect(data_dir)
+    con = duckdb.connect(str(database_path(data_dir, "mimic-iv")), read_only=True)
     try:
-        _find_keys(con)
         for run_id, task in runs:
-            suites = _registered_suites(task)
-            failed: list[str] = []
-            for part, frame in _batches(con, run_id, task).items():
-                batch = _batch_definition(part).get_batch(batch_parameters={"dataframe": frame})
-                result = batch.validate(suites[part])
-                failed += [
-                    f"{part}:{r.expectation_config.type}{_column(r)}" for r in result.results if not r.success
-                ]
+            batch = _batch_definition().get_batch(batch_parameters={"dataframe": _batch(con, run_id, task)})
+            result = batch.validate(_registered_suite(task))
+            failed = [f"strict:{r.expectation_config.type}[{r.expectation_config.kwargs['column']}]"
+                      for r in result.results if not r.success]
             verdicts[run_id] = {"passed": not failed, "failed": failed}
     finally:
         con.close()
     return verdicts
-
-
-def _column(result: Any) -> str:
-    column = result.expectation_config.kwargs.get("column")
-    return f"[{column}]" if column else ""

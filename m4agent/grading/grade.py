@@ -36,9 +36,10 @@ from m4agent.locking import data_dir_lock
 from m4agent.registry import TASKS_DIR, Task, all_tasks
 
 GRADING_SELECTOR = "path:models/grading"
-# Left out of a grading call: the rule macros' unit tests (they test SQL, not a batch) and the audit
-# tests that read every agent row (a full `dbt build` with var m4_grading runs both).
-GRADING_EXCLUDED = ("test_type:unit", "tag:grading_audit")
+# Left out of a grading call: the rule macros' unit tests and the model they run on (they test SQL,
+# not a batch), and the audit tests that read every agent row (a full `dbt build` with var
+# m4_grading runs them all).
+GRADING_EXCLUDED = ("test_type:unit", "path:models/grading/rules", "tag:grading_audit")
 FAILURE_TABLES = (
     "strict_output_present",
     "strict_required_columns",

@@ -3,7 +3,7 @@
   entry of m4_grading_plan: a task, or the tasks that share its reference and
   columns (a task and its -raw twin), whose runs all merge with the truth rows
   of the entry's truth task (int_grading__truth_tasks). The models that read the keyed rows (int_grading__run_keys,
-  int_grading__repeated_keys and the view int_grading__agent_keys) or the merged
+  int_grading__repeated_keys) or the merged
   rows (m4_column_counts, int_grading__text_matches) inline these
   queries per entry: a union of every task's query behind a view cost DuckDB
   seconds of planning for each use.
