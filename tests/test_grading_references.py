@@ -109,10 +109,10 @@ def test_perturbed_references_reach_both_verdicts(perturbed: tuple[dict, dict]) 
 def test_tasks_sharing_a_reference_and_columns_are_counted_in_one_query(perturbed: tuple[dict, dict],
                                                                         data_dir: Path) -> None:
     """The runs of tasks sharing a reference and its columns (a task and its -raw twin) go through
-    one query of int_grading__column_counts."""
+    one query of int_grading__cell_counts."""
     tasks = all_tasks()
     compiled = (data_dir / "dbt" / "grading" / "compiled" / "m4agent" / "models" / "grading" / "intermediate"
-                / "int_grading__column_counts.sql").read_text()
+                / "int_grading__cell_counts.sql").read_text()
     shared = {(task.reference_model, tuple(slot_columns(task)), tuple(sorted(task.tolerance.items())))
               for task in tasks.values()}
     assert compiled.count("output_rows.task IN (") == len(shared) < len(tasks)
