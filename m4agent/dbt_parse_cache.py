@@ -9,11 +9,11 @@ the project's files, the dbt version and the kind of run (the target folder's na
 differs when the vars differ: grading keeps its own), and seeds a new target folder with it.
 
 Why a saved parse stays valid across data directories: what differs between them is only the
-databases' paths, which ``profiles.yml`` reads from environment variables. dbt hashes the
-profile's connection keys, not their values, and tracks only the environment variables read by
-``dbt_project.yml`` (none here) and by model files (none), so a different path does not make it
-re-parse. dbt still checks every file against the saved parse, so a stale entry would only cost
-a partial re-parse, never a wrong build.
+databases' paths. dbt re-parses from scratch when the rendered profile, the vars or the
+environment variables read by ``dbt_project.yml`` change; the profile therefore names fixed
+placeholder paths, and the dbt-duckdb plugin ``m4agent.dbt_paths`` swaps in the data
+directory's files when dbt connects, after the parse. dbt still checks every file against the
+saved parse, so a stale entry would only cost a partial re-parse, never a wrong build.
 
 The cache folder is ``$M4AGENT_CACHE_DIR/dbt-parse`` (default ``~/.cache/m4agent``, or under
 ``$XDG_CACHE_HOME``); the newest ``KEEP`` entries are kept.
