@@ -81,6 +81,10 @@ def _scans(operator: dict) -> Iterator[tuple[str, int]]:
 
 
 def _kind(sql: str) -> str:
+    """model, test or other: from dbt's query comment (its node id), else from the statement."""
+    node = re.search(r'"node_id": "(model|test|unit_test|seed)\.', sql)
+    if node:
+        return {"unit_test": "test", "seed": "other"}.get(node.group(1), node.group(1))
     lowered = sql.lower()
     if "dbt_internal_test" in lowered or "dbt_internal_unit_test" in lowered:
         return "test"
