@@ -8,13 +8,13 @@
 WITH used_items AS (
 
     SELECT itemid FROM {{ ref('mimiciv_vitalsign_items') }}
-    UNION
+    UNION ALL
     SELECT itemid FROM {{ ref('mimiciv_ventilator_setting_items') }}
-    UNION
+    UNION ALL
     SELECT itemid FROM {{ ref('crrt_chart_items') }}
-    UNION
+    UNION ALL
     SELECT itemid FROM {{ ref('rrt_items') }} WHERE source_table = 'chartevents'
-    UNION
+    UNION ALL
     SELECT itemid FROM {{ ref('mimiciv_chart_items') }}
 
 ),

@@ -6,9 +6,9 @@
 WITH used_items AS (
 
     SELECT itemid FROM {{ ref('vasoactive_agents') }}
-    UNION
+    UNION ALL
     SELECT itemid FROM {{ ref('neuromuscular_blockers') }}
-    UNION
+    UNION ALL
     SELECT itemid FROM {{ ref('rrt_items') }} WHERE source_table = 'inputevents'
 
 ),

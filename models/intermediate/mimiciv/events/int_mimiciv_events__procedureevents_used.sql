@@ -5,7 +5,7 @@
 WITH used_items AS (
 
     SELECT itemid FROM {{ ref('invasive_line_items') }}
-    UNION
+    UNION ALL
     SELECT itemid FROM {{ ref('rrt_items') }} WHERE source_table = 'procedureevents'
 
 ),
