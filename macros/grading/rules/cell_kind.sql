@@ -23,13 +23,19 @@
     parser accepts, except 'nan' and '_' digit separators), 'bool', or 'text'. -#}
 {% macro m4_cell_kind(value, number) -%}
     CASE
-        WHEN {{ value }} IS NULL THEN 'missing'
+        WHEN {{ value }} IS NULL THEN {{ m4_kind('missing') }}
         WHEN {{ number }} IS NULL OR isnan({{ number }}) OR contains({{ value }}, '_')
-            THEN CASE WHEN {{ m4_is_bool(value) }} THEN 'bool' ELSE 'text' END
+            THEN CASE WHEN {{ m4_is_bool(value) }} THEN {{ m4_kind('bool') }} ELSE {{ m4_kind('text') }} END
         WHEN contains({{ value }}, '.') OR contains({{ value }}, 'e') OR contains({{ value }}, 'E')
-            OR contains({{ value }}, 'n') OR contains({{ value }}, 'N') THEN 'float'
-        ELSE 'int'
+            OR contains({{ value }}, 'n') OR contains({{ value }}, 'N') THEN {{ m4_kind('float') }}
+        ELSE {{ m4_kind('int') }}
     END
+{%- endmacro %}
+
+{#- A cell kind by its name, as a value of the kinds' enumeration: compared with its name like text
+    ("kind = 'int'"), held in a byte (the counting pass groups rows by their cells' kinds). -#}
+{% macro m4_kind(name) -%}
+    CAST('{{ name }}' AS ENUM('missing', 'int', 'float', 'bool', 'text'))
 {%- endmacro %}
 
 {#- Whether a cell of kind `kind` (m4_cell_kind) is a number to pandas' float parser. -#}

@@ -3,7 +3,7 @@
 {{ config(enabled=var('m4_grading', false), materialized='view') }}
 SELECT
     case_id,
-    {{ m4_cell_kind('agent_text', m4_double('agent_text')) }} AS agent_kind,
+    CAST({{ m4_cell_kind('agent_text', m4_double('agent_text')) }} AS VARCHAR) AS agent_kind,
     {{ m4_column_dtype('n_rows', 'n_present', 'n_int', 'n_float', 'n_bool') }} AS column_dtype,
     {{ m4_values_match('truth_number', 'agent_number', 'tolerance') }} AS values_match,
     {{ m4_signature('agent_text', exact_case=true) }} AS agent_signature,
