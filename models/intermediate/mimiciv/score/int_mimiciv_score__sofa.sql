@@ -26,6 +26,18 @@ icustay_hours AS (
 
 ),
 
+stay_hour_zero AS (
+
+    -- The end of hour 0 of each stay's grid, and its admission (labs are matched on hadm_id).
+    SELECT
+        stay_id,
+        MIN(hadm_id) AS hadm_id,
+        MIN({{ dbt.dateadd('hour', '-hr', 'endtime') }}) AS hour_zero_end
+    FROM icustay_hours
+    GROUP BY stay_id
+
+),
+
 invasive_ventilation AS (
 
     SELECT
@@ -76,30 +88,26 @@ vasopressor_infusions AS (
 hourly_mbp AS (
 
     SELECT
-        icustay_hours.stay_id,
-        icustay_hours.hr,
+        vitalsign.stay_id,
+        {{ hour_ending('vitalsign.charttime', 'stay_hour_zero.hour_zero_end') }} AS hr,
         MIN(vitalsign.mbp) AS meanbp_min
-    FROM icustay_hours
-    LEFT JOIN {{ ref('int_mimiciv_measurement__vitalsign') }} AS vitalsign
-        ON icustay_hours.stay_id = vitalsign.stay_id
-        AND vitalsign.charttime > icustay_hours.starttime
-        AND vitalsign.charttime <= icustay_hours.endtime
-    GROUP BY icustay_hours.stay_id, icustay_hours.hr
+    FROM {{ ref('int_mimiciv_measurement__vitalsign') }} AS vitalsign
+    INNER JOIN stay_hour_zero
+        ON vitalsign.stay_id = stay_hour_zero.stay_id
+    GROUP BY vitalsign.stay_id, hr
 
 ),
 
 hourly_gcs AS (
 
     SELECT
-        icustay_hours.stay_id,
-        icustay_hours.hr,
+        gcs.stay_id,
+        {{ hour_ending('gcs.charttime', 'stay_hour_zero.hour_zero_end') }} AS hr,
         MIN(gcs.gcs) AS gcs_min
-    FROM icustay_hours
-    LEFT JOIN {{ ref('int_mimiciv_measurement__gcs') }} AS gcs
-        ON icustay_hours.stay_id = gcs.stay_id
-        AND gcs.charttime > icustay_hours.starttime
-        AND gcs.charttime <= icustay_hours.endtime
-    GROUP BY icustay_hours.stay_id, icustay_hours.hr
+    FROM {{ ref('int_mimiciv_measurement__gcs') }} AS gcs
+    INNER JOIN stay_hour_zero
+        ON gcs.stay_id = stay_hour_zero.stay_id
+    GROUP BY gcs.stay_id, hr
 
 ),
 
@@ -107,61 +115,53 @@ hourly_bilirubin AS (
 
     -- Labs are matched on hadm_id: a lab without hadm_id never counts.
     SELECT
-        icustay_hours.stay_id,
-        icustay_hours.hr,
+        stay_hour_zero.stay_id,
+        {{ hour_ending('enzyme.charttime', 'stay_hour_zero.hour_zero_end') }} AS hr,
         MAX(enzyme.bilirubin_total) AS bilirubin_max
-    FROM icustay_hours
-    LEFT JOIN {{ ref('int_mimiciv_measurement__enzyme') }} AS enzyme
-        ON icustay_hours.hadm_id = enzyme.hadm_id
-        AND enzyme.charttime > icustay_hours.starttime
-        AND enzyme.charttime <= icustay_hours.endtime
-    GROUP BY icustay_hours.stay_id, icustay_hours.hr
+    FROM {{ ref('int_mimiciv_measurement__enzyme') }} AS enzyme
+    INNER JOIN stay_hour_zero
+        ON enzyme.hadm_id = stay_hour_zero.hadm_id
+    GROUP BY stay_hour_zero.stay_id, hr
 
 ),
 
 hourly_creatinine AS (
 
     SELECT
-        icustay_hours.stay_id,
-        icustay_hours.hr,
+        stay_hour_zero.stay_id,
+        {{ hour_ending('chemistry.charttime', 'stay_hour_zero.hour_zero_end') }} AS hr,
         MAX(chemistry.creatinine) AS creatinine_max
-    FROM icustay_hours
-    LEFT JOIN {{ ref('int_mimiciv_measurement__chemistry') }} AS chemistry
-        ON icustay_hours.hadm_id = chemistry.hadm_id
-        AND chemistry.charttime > icustay_hours.starttime
-        AND chemistry.charttime <= icustay_hours.endtime
-    GROUP BY icustay_hours.stay_id, icustay_hours.hr
+    FROM {{ ref('int_mimiciv_measurement__chemistry') }} AS chemistry
+    INNER JOIN stay_hour_zero
+        ON chemistry.hadm_id = stay_hour_zero.hadm_id
+    GROUP BY stay_hour_zero.stay_id, hr
 
 ),
 
 hourly_platelets AS (
 
     SELECT
-        icustay_hours.stay_id,
-        icustay_hours.hr,
+        stay_hour_zero.stay_id,
+        {{ hour_ending('complete_blood_count.charttime', 'stay_hour_zero.hour_zero_end') }} AS hr,
         MIN(complete_blood_count.platelet) AS platelet_min
-    FROM icustay_hours
-    LEFT JOIN {{ ref('int_mimiciv_measurement__complete_blood_count') }} AS complete_blood_count
-        ON icustay_hours.hadm_id = complete_blood_count.hadm_id
-        AND complete_blood_count.charttime > icustay_hours.starttime
-        AND complete_blood_count.charttime <= icustay_hours.endtime
-    GROUP BY icustay_hours.stay_id, icustay_hours.hr
+    FROM {{ ref('int_mimiciv_measurement__complete_blood_count') }} AS complete_blood_count
+    INNER JOIN stay_hour_zero
+        ON complete_blood_count.hadm_id = stay_hour_zero.hadm_id
+    GROUP BY stay_hour_zero.stay_id, hr
 
 ),
 
 hourly_pao2fio2 AS (
 
     SELECT
-        icustay_hours.stay_id,
-        icustay_hours.hr,
+        arterial_pao2fio2.stay_id,
+        {{ hour_ending('arterial_pao2fio2.charttime', 'stay_hour_zero.hour_zero_end') }} AS hr,
         MIN(arterial_pao2fio2.pao2fio2ratio_novent) AS pao2fio2ratio_novent,
         MIN(arterial_pao2fio2.pao2fio2ratio_vent) AS pao2fio2ratio_vent
-    FROM icustay_hours
-    LEFT JOIN arterial_pao2fio2
-        ON icustay_hours.stay_id = arterial_pao2fio2.stay_id
-        AND arterial_pao2fio2.charttime > icustay_hours.starttime
-        AND arterial_pao2fio2.charttime <= icustay_hours.endtime
-    GROUP BY icustay_hours.stay_id, icustay_hours.hr
+    FROM arterial_pao2fio2
+    INNER JOIN stay_hour_zero
+        ON arterial_pao2fio2.stay_id = stay_hour_zero.stay_id
+    GROUP BY arterial_pao2fio2.stay_id, hr
 
 ),
 
@@ -170,20 +170,18 @@ hourly_urine_output AS (
     -- Urine output over the preceding 24 hours, scaled to 24 hours, only when the
     -- measured span covers 22 to 30 hours.
     SELECT
-        icustay_hours.stay_id,
-        icustay_hours.hr,
+        urine_output_rate.stay_id,
+        {{ hour_ending('urine_output_rate.charttime', 'stay_hour_zero.hour_zero_end') }} AS hr,
         MAX(
             CASE
                 WHEN urine_output_rate.uo_tm_24hr >= 22 AND urine_output_rate.uo_tm_24hr <= 30
                     THEN urine_output_rate.urineoutput_24hr / urine_output_rate.uo_tm_24hr * 24
             END
         ) AS uo_24hr
-    FROM icustay_hours
-    LEFT JOIN {{ ref('int_mimiciv_measurement__urine_output_rate') }} AS urine_output_rate
-        ON icustay_hours.stay_id = urine_output_rate.stay_id
-        AND urine_output_rate.charttime > icustay_hours.starttime
-        AND urine_output_rate.charttime <= icustay_hours.endtime
-    GROUP BY icustay_hours.stay_id, icustay_hours.hr
+    FROM {{ ref('int_mimiciv_measurement__urine_output_rate') }} AS urine_output_rate
+    INNER JOIN stay_hour_zero
+        ON urine_output_rate.stay_id = stay_hour_zero.stay_id
+    GROUP BY urine_output_rate.stay_id, hr
 
 ),
 
