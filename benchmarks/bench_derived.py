@@ -32,6 +32,14 @@ per side over all measured sizes (at least two), projected to full MIMIC-IV (94,
 second projection scales by chartevents rows). The machine's load average is printed next to
 every figure: wall times on a shared machine move with it, so compare sides measured at
 similar load.
+
+``--per-model`` finds where ours spends more than the original, concept by concept: ours runs
+with ``--threads 1`` (one node at a time, so each node's time in ``run_results.json`` is its
+own), the original's per-table seconds come from ``materialize_all``'s own events (it reports
+each table it creates), and each size prints the models whose time exceeds the original's for
+the same concept the most (``int_mimiciv_<category>__<name>`` against m4-infra's ``<name>``,
+``ref_<task>`` against the ground-truth SQL file; a model without a counterpart, such as the
+narrow event tables, counts against zero).
 """
 
 from __future__ import annotations
@@ -128,15 +136,28 @@ def _child_original(data_dir: str) -> dict:
     """m4-infra's materialize_all, then every ground-truth SQL file: the original pipeline."""
     import duckdb
     from m4.core.derived.materializer import materialize_all
+    from m4.services.events import EventReporter
 
     from m4agent.paths import database_path
+
+    class TableSeconds(EventReporter):
+        """Keeps the seconds materialize_all reports for each table it creates."""
+
+        def __init__(self) -> None:
+            super().__init__()
+            self.seconds: dict[str, float] = {}
+
+        def emit(self, event: str, **fields: object) -> None:
+            if event == "derived_table_completed":
+                self.seconds[str(fields["table"])] = float(fields["elapsed_seconds"])  # type: ignore[arg-type]
 
     original = _original_module()
     truths = _ground_truths()
     sql = {alias: original.original_file(f"benchmark/ground_truth/{alias}.sql") for alias, _, _ in truths}
     root = Path(data_dir)
     start = time.perf_counter()
-    tables = materialize_all("mimic-iv", database_path(root, "mimic-iv"))
+    reporter = TableSeconds()
+    tables = materialize_all("mimic-iv", database_path(root, "mimic-iv"), event_reporter=reporter)
     derived = time.perf_counter() - start
     out = root / "ground_truth"
     out.mkdir(exist_ok=True)
@@ -155,7 +176,7 @@ def _child_original(data_dir: str) -> dict:
         frame.to_csv(out / f"{alias}.csv", index=False)
         seconds[alias] = time.perf_counter() - began
     return {"derived_tables": len(tables), "derived_seconds": derived, "ground_truth_seconds": seconds,
-            "inner_seconds": time.perf_counter() - start}
+            "table_seconds": reporter.seconds, "inner_seconds": time.perf_counter() - start}
 
 
 # ---- sides ---------------------------------------------------------------------------------------------
@@ -205,7 +226,35 @@ def _run_results(data_dir: Path) -> dict:
     slowest = sorted(results, key=lambda r: r["execution_time"], reverse=True)[:5]
     return {"nodes": len(results), "kinds": kinds, "window": window,
             "elapsed": document.get("elapsed_time", 0.0),
+            "node_seconds": {r["unique_id"]: r["execution_time"] for r in results},
             "slowest": [(r["unique_id"].split(".")[-1], r["execution_time"]) for r in slowest]}
+
+
+def _counterpart(unique_id: str) -> str | None:
+    """The original's name for what one of our models computes: m4-infra's table name for a
+    mimic-code concept, ``gt:<alias>`` for a reference; None for a node with no counterpart."""
+    kind, *_, name = unique_id.split(".")
+    if kind != "model":
+        return None
+    if name.startswith("int_mimiciv_") and "__" in name:
+        return name.split("__", 1)[1]
+    if name.startswith("ref_"):
+        return "gt:" + name.removeprefix("ref_").replace("_", "-")
+    return None
+
+
+def _per_model_excess(ours: dict, original: dict, rows: int = 10) -> list[tuple[str, float, float]]:
+    """(our model, original seconds, our seconds) for the models whose time exceeds the original's
+    for the same concept the most; a model without a counterpart (the narrow event tables)
+    counts against 0 s."""
+    theirs = {**original["table_seconds"], **{f"gt:{a}": t for a, t in original["ground_truth_seconds"].items()}}
+    found = []
+    for unique_id, seconds in ours.get("node_seconds", {}).items():
+        if not unique_id.startswith("model."):
+            continue
+        counterpart = _counterpart(unique_id)
+        found.append((unique_id.split(".")[-1], theirs.get(counterpart, 0.0) if counterpart else 0.0, seconds))
+    return sorted(found, key=lambda row: row[2] - row[1], reverse=True)[:rows]
 
 
 def _copy(source: Path, target: Path) -> Path:
@@ -225,6 +274,7 @@ def _bench_size(stays_target: int, args: argparse.Namespace, stays_per_patient: 
           f"{synth['seconds']:.0f} s); {_load()}", flush=True)
     row = {"target": stays_target, "stays": synth["stays"], "chartevents": synth["chartevents"]}
     order = ["ours", "original"] if args.ours_first else ["original", "ours"]
+    details: dict[str, dict] = {}
     for side in order:
         copy = _copy(source, size_dir / side)
         if side == "original":
@@ -243,7 +293,13 @@ def _bench_size(stays_target: int, args: argparse.Namespace, stays_per_patient: 
                   "summary); slowest: "
                   + ", ".join(f"{name} {secs:.1f} s" for name, secs in detail.get("slowest", [])[:3]), flush=True)
         row[side] = {"seconds": seconds, "peak_mib": peak, "load": os.getloadavg()[0]}
+        details[side] = detail
         shutil.rmtree(copy)
+    if args.per_model:
+        print("   where ours spends more than the original (one node at a time), seconds:\n"
+              f"   {'model':55} {'original':>8} {'ours':>7} {'excess':>7}")
+        for name, theirs, ours in _per_model_excess(details["ours"], details["original"]):
+            print(f"   {name:55} {theirs:8.2f} {ours:7.2f} {ours - theirs:+7.2f}")
     ratio = row["ours"]["seconds"] / row["original"]["seconds"]
     memory = row["ours"]["peak_mib"] / row["original"]["peak_mib"]
     print(f"   ratio ours/original: time {ratio:.2f}x, peak memory {memory:.2f}x", flush=True)
@@ -298,6 +354,8 @@ def main() -> None:
     parser.add_argument("--ours-args", nargs="*", default=[],
                         help="extra options for `m4agent reference build`, e.g. --ours-args=--full-tests "
                         "(default: none, as a user runs it)")
+    parser.add_argument("--per-model", action="store_true",
+                        help="ours with --threads 1, and the models costing most over the original's per-table times")
     parser.add_argument("--ours-first", action="store_true", help="run ours before the original at each size")
     parser.add_argument("--no-warm-up", action="store_true",
                         help="skip the warm-up build (the first size then pays dbt's parse if never saved)")
@@ -314,6 +372,8 @@ def main() -> None:
             result = _child_original(rest[0])
         print(json.dumps(result))
         return
+    if args.per_model and "--threads" not in args.ours_args:
+        args.ours_args = [*args.ours_args, "--threads", "1"]
     if not os.environ.get("M4_ORIGINAL_REPO"):
         sys.exit("set M4_ORIGINAL_REPO to a clone (or bare mirror) of hannesill/m4: the original's ground truth")
 
