@@ -238,8 +238,8 @@ def _counterpart(unique_id: str) -> str | None:
         return None
     if name.startswith("int_mimiciv_") and "__" in name:
         return name.split("__", 1)[1]
-    if name.startswith("ref_"):
-        return "gt:" + name.removeprefix("ref_").replace("_", "-")
+    if name.startswith("ref_"):  # ref_eicu_oasis computes the eICU ground truth named oasis
+        return "gt:" + name.removeprefix("ref_").removeprefix("eicu_").replace("_", "-")
     return None
 
 
