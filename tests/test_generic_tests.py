@@ -1,7 +1,7 @@
 """Each custom generic dbt test fails on bad data and passes on good data.
 
 A throwaway dbt project holds copies of the project's generic tests
-(``macros/tests/*.sql`` and ``tests/dbt/generic/*.sql``) and, for each test, a
+(``macros/tests/*.sql``, with the strict checks they apply, and ``tests/dbt/generic/*.sql``) and, for each test, a
 model of good rows and a model of bad rows (literal SELECTs, no source needed);
 one ``dbt build`` on a scratch DuckDB file runs every test on both. A generic test
 that cannot fail (a rule lost in an edit, a NULL that silently passes) shows here as
@@ -33,7 +33,7 @@ MODELS = {
     "bad_cover": "SELECT 1 AS stay_id UNION ALL SELECT 1 UNION ALL SELECT 2 UNION ALL SELECT 4",
     "good_runs": """
         SELECT 'r1' AS run_id, 'fx' AS task, TRUE AS file_exists, NULL::VARCHAR AS read_error, 3 AS agent_rows,
-               []::VARCHAR[] AS missing_columns, 1.0 AS row_coverage, 0.95 AS coverage_threshold,
+               []::VARCHAR[] AS missing_required_columns, 1.0 AS row_coverage, 0.95 AS row_coverage_threshold,
                NULL::VARCHAR AS comparison_error, FALSE AS comparison_failed, 0.9 AS match_rate,
                0.9 AS accuracy_threshold, 'meld' AS column_name""",
     "bad_runs": """
@@ -42,8 +42,8 @@ MODELS = {
             ('r2', 'fx', TRUE, 'CSV parse error', 0, []::VARCHAR[], 0.0, 0.95, NULL, TRUE, 0.0, 0.9, 'meld'),
             ('r3', 'fx', TRUE, NULL, 0, ['meld'], 0.94, 0.95, NULL, FALSE, 0.89, 0.9, 'meld'),
             ('r4', 'fx', TRUE, NULL, 5, []::VARCHAR[], 1.0, 0.95, 'cannot be merged', TRUE, 1.0, 0.9, 'meld')
-        ) AS t(run_id, task, file_exists, read_error, agent_rows, missing_columns, row_coverage,
-               coverage_threshold, comparison_error, comparison_failed, match_rate, accuracy_threshold,
+        ) AS t(run_id, task, file_exists, read_error, agent_rows, missing_required_columns, row_coverage,
+               row_coverage_threshold, comparison_error, comparison_failed, match_rate, accuracy_threshold,
                column_name)""",
 }
 
@@ -65,11 +65,9 @@ APPLIED = {
     "reference_covers_cohort": ("cover", "- reference_covers_cohort: {arguments: {key: stay_id, "
                                          "cohort: \"ref('cohort')\"}}"),
     "m4_output_present": ("runs", "- m4_output_present"),
-    "m4_required_columns": ("runs", "- m4_required_columns: {arguments: {column_name: missing_columns}}"),
-    "m4_row_coverage": ("runs", "- m4_row_coverage: {arguments: {column_name: row_coverage, "
-                                "threshold_column: coverage_threshold}}"),
-    "m4_column_accuracy": ("runs", "- m4_column_accuracy: {arguments: {column_name: match_rate, "
-                                   "threshold_column: accuracy_threshold}}"),
+    "m4_required_columns": ("runs", "- m4_required_columns"),
+    "m4_row_coverage": ("runs", "- m4_row_coverage"),
+    "m4_column_accuracy": ("runs", "- m4_column_accuracy"),
 }
 
 # generic test -> failing rows on its bad model, worked out from the rows above
@@ -91,6 +89,7 @@ def _project(root: Path) -> Path:
     for folder in ("macros", "models"):
         (project / folder).mkdir(parents=True)
     for source in [*(PROJECT_ROOT / "macros" / "tests").glob("*.sql"),
+                   PROJECT_ROOT / "macros" / "grading" / "strict_checks.sql",  # the m4_* tests' conditions
                    *(PROJECT_ROOT / "tests" / "dbt" / "generic").glob("*.sql")]:
         shutil.copyfile(source, project / "macros" / source.name)
     for name, sql in MODELS.items():
