@@ -118,3 +118,15 @@ def test_every_skill_frontmatter_is_yaml_with_text_values() -> None:
         front = yaml.safe_load(skill.read_text().split("---\n", 2)[1])
         assert {"name", "description", "tier", "category"} <= set(front), skill
         assert all(isinstance(v, str) for v in front.values()), skill
+
+
+def test_rawsql_names_a_narrow_event_model_by_its_source_table() -> None:
+    sql = ('SELECT * FROM "m4agent"."mimiciv_events"."int_mimiciv_events__chartevents_used" AS c\n'
+           'JOIN "m4agent"."mimiciv_events"."int_mimiciv_events__labevents_used" AS l USING (subject_id)')
+    assert rawsql.agent_relation_names(sql) == ("SELECT * FROM mimiciv_icu.chartevents AS c\n"
+                                                "JOIN mimiciv_hosp.labevents AS l USING (subject_id)")
+
+
+def test_no_rawsql_skill_names_a_schema_only_the_reference_build_has() -> None:
+    named = [path for path in TASKS_DIR.glob("*/*/skills-rawsql/*/SKILL.md") if "mimiciv_events." in path.read_text()]
+    assert named == []

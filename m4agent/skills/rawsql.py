@@ -4,7 +4,10 @@
 empty scratch data directory (compiling reads no data) and reads the compiled SQL of each
 model. Relation names are written as an agent's database spells them: dbt's
 ``"db"."schema"."table"`` becomes ``schema.table`` and a staging view
-``stg_<source>__<table>`` becomes ``<source>.<table>``; the mimic-code concepts keep their
+``stg_<source>__<table>`` becomes ``<source>.<table>``, and a narrow event model
+``int_mimiciv_events__<table>_used`` (the rows of the items the value sets name, read once
+per build for speed) becomes its source table, which an agent has and which gives the
+same result (every query filters its own item ids); the mimic-code concepts keep their
 ``mimiciv_derived.<alias>`` names. ``wrap`` puts the SQL in a minimal skill that records
 the model file and its sha256, so a test can tell when the SQL is out of date without dbt.
 """
@@ -24,6 +27,9 @@ from m4agent.registry import Task
 REFERENCE_DIR = PROJECT_ROOT / "models" / "marts" / "reference"
 _RELATION = re.compile(r'"[A-Za-z0-9_]+"\."([A-Za-z0-9_]+)"\."([A-Za-z0-9_]+)"')
 _STAGING = re.compile(r"^stg_([a-z0-9]+_[a-z0-9]+)__([a-z0-9_]+)$")
+_NARROW_EVENTS = re.compile(r"^int_mimiciv_events__([a-z]+)_used$")
+_EVENT_SOURCE = {"chartevents": "mimiciv_icu", "inputevents": "mimiciv_icu", "outputevents": "mimiciv_icu",
+                 "procedureevents": "mimiciv_icu", "labevents": "mimiciv_hosp"}
 _SHA = re.compile(r"^model source sha256: ([0-9a-f]{64})$", re.MULTILINE)
 _FENCE_OPEN = "```sql\n"
 
@@ -37,8 +43,11 @@ def agent_relation_names(sql: str) -> str:
     """``sql`` with dbt's quoted three-part relations written as the agent's database names them."""
     def rename(match: re.Match[str]) -> str:
         schema, name = match.group(1), match.group(2)
-        staged = _STAGING.match(name)
-        return f"{staged.group(1)}.{staged.group(2)}" if staged else f"{schema}.{name}"
+        if staged := _STAGING.match(name):
+            return f"{staged.group(1)}.{staged.group(2)}"
+        if (narrow := _NARROW_EVENTS.match(name)) and narrow.group(1) in _EVENT_SOURCE:
+            return f"{_EVENT_SOURCE[narrow.group(1)]}.{narrow.group(1)}"
+        return f"{schema}.{name}"
     return _RELATION.sub(rename, sql)
 
 
