@@ -48,6 +48,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterable
 from importlib import metadata
 from pathlib import Path
 
@@ -117,16 +118,16 @@ def _verdicts(work: Path) -> dict[str, dict]:
     return verdicts
 
 
-def _perturbed_verdicts(work: Path, golden_dir: Path) -> dict[str, dict]:
-    """M4Bench's verdict on each perturbed copy of the original's ground truth (tests/support/golden.py)."""
+def _verdicts_on_truth(outputs: Iterable[tuple[str, str, Path, str]], work: Path, golden_dir: Path) -> dict[str, dict]:
+    """M4Bench's verdict on each output of ``outputs`` ((run id, task, path, sha256) rows), graded
+    against the original's ground truth of its task."""
     from fixtures.grading import original
-    from support import golden
 
     from m4agent.registry import all_tasks
 
     tasks = all_tasks()
     verdicts = {}
-    for run_id, name, path, digest in golden.perturbed_outputs(work, golden_dir):
+    for run_id, name, path, digest in outputs:
         truth = work / f"{name}.truth.csv"
         if not truth.exists():
             truth.write_bytes(gzip.decompress((golden_dir / "truth" / f"{name}.csv.gz").read_bytes()))
@@ -134,26 +135,21 @@ def _perturbed_verdicts(work: Path, golden_dir: Path) -> dict[str, dict]:
         verdicts[run_id] = {"task": name, "sha256": digest, **{k: verdict[k] for k in (
             "reward", "strict_pass", "match_rates", "key_precision", "extra_keys", "agent_unique_keys")}}
     return verdicts
+
+
+def _perturbed_verdicts(work: Path, golden_dir: Path) -> dict[str, dict]:
+    """M4Bench's verdict on each perturbed copy of the original's ground truth (tests/support/golden.py)."""
+    from support import golden
+
+    return _verdicts_on_truth(golden.perturbed_outputs(work, golden_dir), work, golden_dir)
 
 
 def _fuzzed_verdicts(work: Path, golden_dir: Path) -> dict[str, dict]:
     """M4Bench's verdict on each random composition of edits of the original's ground truth
     (tests/fixtures/grading/fuzz.py, see tests/support/golden.py)."""
-    from fixtures.grading import original
     from support import golden
 
-    from m4agent.registry import all_tasks
-
-    tasks = all_tasks()
-    verdicts = {}
-    for run_id, name, path, digest in golden.fuzzed_outputs(work, golden_dir):
-        truth = work / f"{name}.truth.csv"
-        if not truth.exists():
-            truth.write_bytes(gzip.decompress((golden_dir / "truth" / f"{name}.csv.gz").read_bytes()))
-        verdict = original.evaluate(tasks[name].path, path, truth)
-        verdicts[run_id] = {"task": name, "sha256": digest, **{k: verdict[k] for k in (
-            "reward", "strict_pass", "match_rates", "key_precision", "extra_keys", "agent_unique_keys")}}
-    return verdicts
+    return _verdicts_on_truth(golden.fuzzed_outputs(work, golden_dir), work, golden_dir)
 
 
 def _malformed_verdicts(work: Path) -> dict[str, dict]:
