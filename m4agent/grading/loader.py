@@ -62,6 +62,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
+from m4agent.duckdb_session import sql_string
 from m4agent.grading import csv_syntax, run_files
 from m4agent.registry import Task
 
@@ -117,14 +118,6 @@ def pandas_column_names(header: Sequence[str]) -> list[str]:
         names[position] = name
         counts[name] = count + 1
     return names
-
-
-def _quote(identifier: str) -> str:
-    return '"' + identifier.replace('"', '""') + '"'
-
-
-def _literal(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
 
 
 def literal_path(path: Path) -> str:
@@ -236,7 +229,7 @@ def _duckdb_batch(con: duckdb.DuckDBPyConnection, layout: _Layout, copy: Path, r
     selected = ", ".join(f"NULLIF({name}, '') AS {name}" for name in kept) or "1 AS _m4_row"
     # DuckDB reads a record with one empty field too many as if it had none; a column beyond the
     # header's, NULL only when padded (empty fields are read as '', not as NULL), shows such a record
-    columns = "{" + ", ".join(f"{_literal(name)}: 'VARCHAR'" for name in [*layout.names, _BEYOND]) + "}"
+    columns = "{" + ", ".join(f"{sql_string(name)}: 'VARCHAR'" for name in [*layout.names, _BEYOND]) + "}"
     first, second = [*layout.names, _BEYOND][:2]
     try:
         table = con.sql(
@@ -435,7 +428,7 @@ def load_runs(con: duckdb.DuckDBPyConnection, runs: Sequence[Run], rows_dir: Pat
     _replace_folder(rows_dir, partial)
     _insert_rows(con, "output_files", files)
     # the run files' pattern; the folder itself is matched literally whatever characters it has
-    pattern = _literal(literal_path(rows_dir.resolve()) + "/*/*/*.parquet")
+    pattern = sql_string(literal_path(rows_dir.resolve()) + "/*/*/*.parquet")
     columns = ", ".join(f"column_{slot}" for slot in range(1, width + 1))
     # row_number: the row's position in its run's file (written in CSV order), 1-based
     con.execute(f"CREATE OR REPLACE VIEW {SCHEMA}.output_rows AS "

@@ -16,25 +16,19 @@ from pathlib import Path
 
 import duckdb
 
+from m4agent.duckdb_session import quote_identifier, sql_string
+
 UNORDERED_COLUMNS = frozenset({"specimen", "ventilation_status"})
-
-
-def _quote(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
-def _literal(path: Path) -> str:
-    return "'" + str(path).replace("'", "''") + "'"
 
 
 def _read(path: Path) -> str:
     # every column as text, empty cells missing: values are cast explicitly below
-    return f"read_csv({_literal(path)}, all_varchar = true, header = true)"
+    return f"read_csv({sql_string(str(path))}, all_varchar = true, header = true)"
 
 
 def _key(alias: str, column: str) -> str:
     """A key as one comparable text: numbers as numbers, times as times, else the trimmed text."""
-    value = f"{alias}.{_quote(column)}"
+    value = f"{alias}.{quote_identifier(column)}"
     return (f"coalesce(CAST(TRY_CAST({value} AS DOUBLE) AS VARCHAR), "
             f"CAST(TRY_CAST({value} AS TIMESTAMP) AS VARCHAR), trim({value}))")
 
@@ -65,7 +59,7 @@ class TruthColumns:
                 for column in values:
                     if column in UNORDERED_COLUMNS or column not in present:
                         continue
-                    cast = f"TRY_CAST({_quote(column)} AS DOUBLE)"
+                    cast = f"TRY_CAST({quote_identifier(column)} AS DOUBLE)"
                     count, low, high = self._con.execute(
                         f"SELECT count({cast}), min({cast}), max({cast}) FROM {_read(truth)}").fetchone()
                     if count:
@@ -91,11 +85,11 @@ class TruthColumns:
             if column not in present:
                 terms.append("1.0")
                 continue
-            a, t = f"TRY_CAST(a.{_quote(column)} AS DOUBLE)", f"TRY_CAST(t.{_quote(column)} AS DOUBLE)"
+            a, t = f"TRY_CAST(a.{quote_identifier(column)} AS DOUBLE)", f"TRY_CAST(t.{quote_identifier(column)} AS DOUBLE)"
             terms.append(f"avg(CASE WHEN {a} IS NULL AND {t} IS NULL THEN 0.0 "
                          f"WHEN {a} IS NULL OR {t} IS NULL THEN 1.0 "
                          f"ELSE least(abs({a} - {t}) / {scale!r}, 1.0) END)")
-        key_list = ", ".join(_quote(k) for k in keys)
+        key_list = ", ".join(quote_identifier(k) for k in keys)
         joined = " AND ".join(f"{_key('t', k)} = {_key('a', k)}" for k in keys)
         query = f"""
             WITH numbered AS (SELECT *, row_number() OVER () AS file_row FROM {_read(output)}),

@@ -23,10 +23,11 @@ from pathlib import Path
 
 import duckdb
 
+from m4agent.duckdb_session import quote_identifier, sql_string
 from m4agent.errors import M4AgentError
 from m4agent.paths import database_path
 from m4agent.schema import tables
-from m4agent.workspaces.files import quote_ident, read_json, sql_string, write_json, write_parquet
+from m4agent.workspaces.files import read_json, write_json, write_parquet
 from m4agent.workspaces.paths import NATIVE, data_root, stamp_path
 
 EXPORT_FORMAT = 2  # bump when the export's settings change, so existing stamps expire
@@ -116,7 +117,7 @@ def export_dataset(data_dir: Path, dataset: str, progress: Progress | None = Non
             if progress:
                 progress(f"export {relation}")
             schema, table = relation.split(".", 1)
-            write_parquet(con, f"SELECT * FROM src.{quote_ident(schema)}.{quote_ident(table)}", target)
+            write_parquet(con, f"SELECT * FROM src.{quote_identifier(schema)}.{quote_identifier(table)}", target)
     finally:
         con.close()
     schemas = {r.split(".", 1)[0] for r in relations}

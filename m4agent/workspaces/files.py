@@ -20,20 +20,12 @@ from typing import Any
 
 import duckdb
 
+from m4agent.duckdb_session import sql_string
+
 # DuckDB 1.4 (the agent image) must read what the host's DuckDB writes: Parquet format 1.
 # ZSTD level 1 rather than DuckDB's default 3: about 30% less CPU for about 10% more bytes.
 PARQUET_OPTIONS = "FORMAT PARQUET, COMPRESSION ZSTD, COMPRESSION_LEVEL 1, PARQUET_VERSION V1"
 READ_ONLY = stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH
-
-
-def sql_string(text: str) -> str:
-    """``text`` as a single-quoted SQL literal."""
-    return "'" + text.replace("'", "''") + "'"
-
-
-def quote_ident(name: str) -> str:
-    """``name`` as a double-quoted SQL identifier."""
-    return '"' + name.replace('"', '""') + '"'
 
 
 def write_parquet(con: duckdb.DuckDBPyConnection, select_sql: str, target: Path) -> None:

@@ -17,14 +17,13 @@ from pathlib import Path
 
 import duckdb
 
+from m4agent.duckdb_session import quote_identifier, sql_string
 from m4agent.workspaces.dictionary import Dictionary, build_dictionary, neutral_table
 from m4agent.workspaces.export import Progress, exported_relations, relation_path, stamp_digest
 from m4agent.workspaces.files import (
     digest,
     parquet_columns,
-    quote_ident,
     read_json,
-    sql_string,
     write_json,
     write_parquet,
 )
@@ -57,7 +56,7 @@ def neutral_path(dictionary: Dictionary, relation: str) -> str:
 def renamed_select(source: Path, columns: list[tuple[str, str]], dictionary: Dictionary) -> str:
     """SQL reading ``source`` with every column renamed through the dictionary."""
     names = dictionary["columns"]
-    parts = ", ".join(f"{quote_ident(name)} AS {quote_ident(names[name])}" for name, _ in columns)
+    parts = ", ".join(f"{quote_identifier(name)} AS {quote_identifier(names[name])}" for name, _ in columns)
     return f"SELECT {parts} FROM read_parquet({sql_string(str(source))})"
 
 

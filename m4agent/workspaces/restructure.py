@@ -30,6 +30,7 @@ from pathlib import Path
 
 import duckdb
 
+from m4agent.duckdb_session import quote_identifier, sql_string
 from m4agent.errors import M4AgentError
 from m4agent.workspaces.dictionary import Dictionary, merged_table
 from m4agent.workspaces.export import Progress, relation_path
@@ -37,9 +38,7 @@ from m4agent.workspaces.files import (
     digest,
     link_read_only,
     parquet_rows,
-    quote_ident,
     read_json,
-    sql_string,
     write_json,
     write_parquet,
 )
@@ -101,15 +100,15 @@ def union_columns(union: Union, columns: Columns) -> list[tuple[str, str | None,
 
 def union_sql(union: Union, columns: Columns, dictionary: Dictionary, native_root: Path) -> str:
     names = dictionary["columns"]
-    disc = quote_ident(dictionary["restructured_columns"][union.discriminator])
+    disc = quote_identifier(dictionary["restructured_columns"][union.discriminator])
     layout = union_columns(union, columns)
     selects = []
     for index, (relation, value) in enumerate(union.parts):
         items = [f"{sql_string(value)} AS {disc}"]
         for name, *types in layout:
             own, other = types[index], types[1 - index]
-            expr = quote_ident(name) if own is not None else f"CAST(NULL AS {other})"
-            items.append(f"{expr} AS {quote_ident(names[name])}")
+            expr = quote_identifier(name) if own is not None else f"CAST(NULL AS {other})"
+            items.append(f"{expr} AS {quote_identifier(names[name])}")
         source = sql_string(str(native_root / relation_path(relation)))
         selects.append(f"SELECT {', '.join(items)} FROM read_parquet({source})")
     return "\nUNION ALL\n".join(selects)
@@ -144,7 +143,7 @@ def encounters_sql(columns: Columns, dictionary: Dictionary, native_root: Path) 
     )
     names = dictionary["columns"]
     items = ", ".join(
-        f"{alias}.{quote_ident(n)} AS {quote_ident(names[n])}" for alias, n in encounter_columns(columns)
+        f"{alias}.{quote_identifier(n)} AS {quote_identifier(names[n])}" for alias, n in encounter_columns(columns)
     )
     return f"SELECT {items} FROM {source}"
 
