@@ -21,6 +21,8 @@ from typing import Any
 
 from dbt.adapters.duckdb.plugins import BasePlugin
 
+from m4agent.duckdb_session import EICU_ALIAS
+
 MIMIC_ENV = "M4AGENT_MIMIC_DB"
 EICU_ENV = "M4AGENT_EICU_DB"
 
@@ -36,5 +38,5 @@ class Plugin(BasePlugin):
             creds.path = os.environ[MIMIC_ENV]
         if os.environ.get(EICU_ENV):
             for attachment in creds.attach or []:
-                if attachment.alias == "eicu":
+                if attachment.alias == EICU_ALIAS:
                     attachment.path = os.environ[EICU_ENV]

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import duckdb
 
+from m4agent.duckdb_session import EICU_ALIAS, quote_identifier
 from m4agent.registry import Task
 
 TRUTH_MODELS = ("int_grading__truth_tasks", "int_grading__truth_rows", "int_grading__truth_profiles",
@@ -40,7 +41,7 @@ def _code_digest(project_dir: Path) -> str:
 
 
 def _reference(task: Task) -> str:
-    database = '"eicu".' if task.dataset.startswith("eicu") else ""  # else the MIMIC-IV database, the default
+    database = f"{quote_identifier(EICU_ALIAS)}." if task.dataset.startswith("eicu") else ""  # else MIMIC-IV's
     return f'{database}"reference"."{task.reference_model}"'
 
 
