@@ -53,8 +53,7 @@ def project_key(project_dir: Path, kind: str) -> str:
 
 
 def _files(path: Path) -> list[Path]:
-    """The files under ``path`` (or ``path`` itself), sorted; linked folders followed (grading's slice
-    of the project is made of links)."""
+    """The files under ``path`` (or ``path`` itself), sorted; linked folders followed."""
     if path.is_file():
         return [path]
     found = [Path(folder) / name for folder, _, names in os.walk(path, followlinks=True) for name in names]

@@ -2,7 +2,7 @@
 
 Each M4Bench rule is one macro; its unit test in ``models/grading/rules/_grading_rules.yml`` pins
 the rule with cases worked out by hand. Here the rule models are built on an empty database (they
-read nothing but their own inputs) with the grading slice of the project, then ``dbt test --select
+read nothing but their own inputs) with var ``m4_grading`` on, then ``dbt test --select
 test_type:unit`` runs the unit tests, and each pytest test reads its unit test's result from dbt's
 run_results.json, so a broken rule is reported under its own name.
 """
@@ -10,16 +10,16 @@ run_results.json, so a broken rule is reported under its own name.
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 import yaml
 
 from m4agent.dbt_runner import artefact_dir, invoke
 from m4agent.errors import M4AgentError
-from m4agent.grading.project import MODELS, grading_project
 from m4agent.paths import PROJECT_ROOT
 
-RULES = MODELS / "rules"
+RULES = Path("models") / "grading" / "rules"
 VARS = json.dumps({"m4_grading": True})
 UNIT_TESTS = [test["name"] for test in yaml.safe_load((PROJECT_ROOT / RULES / "_grading_rules.yml").read_text())
               ["unit_tests"]]
@@ -29,15 +29,13 @@ UNIT_TESTS = [test["name"] for test in yaml.safe_load((PROJECT_ROOT / RULES / "_
 def unit_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
     """unit test name -> its entry in run_results.json."""
     data_dir = tmp_path_factory.mktemp("grading_rules")
-    project = grading_project(data_dir)
-    invoke(data_dir, ["run", "--select", f"path:{RULES.as_posix()}", "--vars", VARS], project_dir=project,
-           target="rules")
+    invoke(data_dir, ["run", "--select", f"path:{RULES.as_posix()}", "--vars", VARS], target="grading")
     try:
         invoke(data_dir, ["test", "--select", f"test_type:unit,path:{RULES.as_posix()}", "--vars", VARS],
-               project_dir=project, target="rules")
+               target="grading")
     except M4AgentError:
         pass  # a failing unit test; its result is read below
-    results = json.loads((artefact_dir(data_dir) / "rules" / "run_results.json").read_text())["results"]
+    results = json.loads((artefact_dir(data_dir) / "grading" / "run_results.json").read_text())["results"]
     return {entry["unique_id"].split(".")[-1]: entry for entry in results}
 
 

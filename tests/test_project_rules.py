@@ -142,3 +142,19 @@ def test_every_key_exception_names_a_model_that_warns(manifest: dict) -> None:
     warning = [model for model, severities in _key_tests(manifest).items() if "error" not in severities]
     stale = [p for p in KEYS_THAT_WARN if not any(fnmatch.fnmatch(model, p) for model in warning)]
     assert stale == []
+
+
+def test_grading_reads_every_reference_through_ref(manifest: dict) -> None:
+    truth_rows = manifest["nodes"]["model.m4agent.int_grading__truth_rows"]
+    referenced = {node.split(".")[-1] for node in truth_rows["depends_on"]["nodes"]
+                  if node.split(".")[-1].startswith("ref_")}
+    built = {path.stem for path in (PROJECT_ROOT / "models" / "marts" / "reference").glob("ref_*.sql")}
+    assert referenced == built
+
+
+def test_every_task_names_a_reference_grading_reads(manifest: dict) -> None:
+    from m4agent.registry import all_tasks
+
+    truth_rows = manifest["nodes"]["model.m4agent.int_grading__truth_rows"]
+    referenced = {node.split(".")[-1] for node in truth_rows["depends_on"]["nodes"]}
+    assert sorted({task.reference_model for task in all_tasks().values()} - referenced) == []

@@ -1,9 +1,10 @@
 """``m4agent view``: the HTML of a run, two runs side by side and a campaign, opened in headless Chromium.
 
 The campaign folder is written file by file in the harness's formats (run.json, result.json,
-attempts with a Claude Code stream-json trace, the reference export under .truth/), with an
-output that differs from the reference in known cells; the pages are rendered by a real
-browser (Chromium's --dump-dom runs the page's script) and read back.
+attempts with a Claude Code stream-json trace, campaign.json naming a data directory with built
+references), with an output made from the reference's export that differs from it in known
+cells; view grades it with every cell's verdict (a real dbt call), the pages are rendered by a
+real browser (Chromium's --dump-dom runs the page's script) and read back.
 """
 
 from __future__ import annotations
@@ -21,11 +22,11 @@ from m4agent.errors import M4AgentError
 from m4agent.harness import records
 from m4agent.harness.records import RunSpec
 from m4agent.harness.view import write_view
+from m4agent.reference_export import export
 from m4agent.registry import TASKS_DIR, all_tasks
 
 TASK = "mimic-sofa-24h"
-HEADER = "subject_id,hadm_id,stay_id,sofa,respiration,coagulation,liver,cardiovascular,cns,renal"
-TRUTH = [f"{10 + i},{200 + i},{3000 + i},{i % 5},0,0,0,{i % 5},0,0" for i in range(6)]
+SCORED = 7  # sofa and its six organ scores
 
 
 def _trace(sql: str) -> str:
@@ -47,7 +48,7 @@ def _trace(sql: str) -> str:
     return "\n".join(json.dumps(e) for e in events) + "\n"
 
 
-def _run(campaign: Path, condition: str, rows: list[str]) -> Path:
+def _run(campaign: Path, condition: str, header: str, rows: list[str]) -> Path:
     task = all_tasks(TASKS_DIR)[TASK]
     spec = RunSpec(task=TASK, task_digest=task.digest, condition=condition, schema="native", agent="claude",
                    agent_version="1", model="claude-sonnet-4-5", trial=1)
@@ -56,7 +57,7 @@ def _run(campaign: Path, condition: str, rows: list[str]) -> Path:
     (folder / "instruction.md").write_text("Compute SOFA over the first ICU day into ./output.csv")
     attempt = folder / "attempts" / "0001"
     attempt.mkdir(parents=True)
-    (attempt / "output.csv").write_text("\n".join([HEADER, *rows]) + "\n")
+    (attempt / "output.csv").write_text("\n".join([header, *rows]) + "\n")
     (attempt / "trace.log").write_text(_trace("SELECT stay_id, 0 AS sofa FROM mimiciv_icu.icustays"))
     (attempt / "egress.jsonl").write_text(json.dumps({"event": "decision", "ts": "t", "host": "api.anthropic.com",
                                                       "port": 443, "allowed": True, "reason": "routed"}) + "\n")
@@ -67,14 +68,30 @@ def _run(campaign: Path, condition: str, rows: list[str]) -> Path:
     return folder
 
 
+def _off_by_one(row: str, columns: list[str], wrong: tuple[str, ...]) -> str:
+    """The CSV row with the named integer cells one higher."""
+    cells = row.split(",")
+    for name in wrong:
+        cells[columns.index(name)] = str(int(cells[columns.index(name)]) + 1)
+    return ",".join(cells)
+
+
 @pytest.fixture
-def campaign(tmp_path: Path) -> Path:
+def campaign(tmp_path: Path, harness_data_dir: Path) -> Path:
     folder = tmp_path / "campaign"
-    (folder / ".truth").mkdir(parents=True)
-    (folder / ".truth" / f"{TASK}.csv").write_text("\n".join([HEADER, *TRUTH]) + "\n")
-    records.write_json_atomic(folder / "campaign.json", {"id": uuid.uuid4().hex, "tasks_dir": str(TASKS_DIR)})
-    wrong = [TRUTH[0].replace(",0,0,0,0,0,0,0", ",1,1,0,0,0,0,0")] + TRUTH[1:5]  # two cells off, one row missing
-    runs = [_run(folder, "no-skill", wrong), _run(folder, "with-skill", TRUTH)]
+    folder.mkdir()
+    truth = export(TASK, harness_data_dir, tmp_path / "truth.csv").read_text().splitlines()
+    header, rows = truth[0], truth[1:]
+    assert len(rows) >= 3, "the reference needs rows to perturb"
+    records.write_json_atomic(folder / "campaign.json", {"id": uuid.uuid4().hex, "tasks_dir": str(TASKS_DIR),
+                                                         "data_dir": str(harness_data_dir)})
+    columns = header.split(",")
+    # a row with both cells charted gets them one higher; the last row is left out
+    chosen = next(i for i, row in enumerate(rows[:-1])
+                  if all(row.split(",")[columns.index(name)].isdigit() for name in ("sofa", "respiration")))
+    wrong = [_off_by_one(row, columns, ("sofa", "respiration")) if i == chosen else row
+             for i, row in enumerate(rows[:-1])]
+    runs = [_run(folder, "no-skill", header, wrong), _run(folder, "with-skill", header, rows)]
     plan = {records.read_spec(r).key: asdict(records.read_spec(r)) for r in runs}
     records.write_json_atomic(folder / "plan.json", {"runs": plan, "skipped": []})
     return folder
@@ -99,7 +116,7 @@ def test_a_run_page_renders_in_a_browser_and_marks_the_mismatching_cells(campaig
     dom = _rendered(write_view(_runs(campaign)["no-skill"]))
     assert 'data-rendered="yes"' in dom
     assert dom.count("class=\"mismatch\"") == 2  # sofa and respiration of the first stay
-    assert dom.count("class=\"missing\"") == 7  # the stay the output left out: every scored column
+    assert dom.count("class=\"missing\"") == SCORED  # the stay the output left out: every scored column
     assert "<span data-count-of=\"mismatch\">2</span>" in dom  # the page's script counted the marks
 
 

@@ -3,7 +3,7 @@
 Python only orchestrates. The CSVs go into schema ``agent_outputs`` of the
 data directory's MIMIC-IV database (the dbt main database, which also holds
 the references in schema ``reference``); ``dbt build`` of ``models/grading``
-(with var ``m4_grading``, on the grading slice of the project: ``project``)
+(with var ``m4_grading``; the models read the references through ``ref()``)
 scores every run at once and runs the strict checks as generic tests whose
 failures are stored in schema ``grading_failures``;
 the results are read back (with ``expectations``, each batch's strict checks
@@ -31,14 +31,15 @@ from m4agent import duckdb_session
 from m4agent.errors import M4AgentError
 from m4agent.grading import run_files, truth_cache
 from m4agent.grading.loader import Run, load_runs
-from m4agent.grading.project import grading_project
 from m4agent.locking import data_dir_lock
+from m4agent.paths import PROJECT_ROOT
 from m4agent.registry import TASKS_DIR, Task, all_tasks
 
 GRADING_SELECTOR = "path:models/grading"
 # Left out of a grading call: the rule macros' unit tests and the model they run on (they test SQL,
-# not a batch), and the audit tests that read every agent row (a full `dbt build` with var
-# m4_grading runs them all).
+# not a batch), the audit tests that read every agent row (a full `dbt build` with var m4_grading
+# runs them all) and the verdict of every cell, built only when asked for (cell_verdicts).
+CELLS_TAG = "tag:grading_cells"
 GRADING_EXCLUDED = ("test_type:unit", "path:models/grading/rules", "tag:grading_audit")
 FAILURE_TABLES = (
     "strict_output_present",
@@ -74,7 +75,7 @@ class GradingRunFailed(M4AgentError):
     """dbt could not grade a batch (a model failed); grade_runs then isolates the run(s) at fault."""
 
 
-def _run_dbt(data_dir: Path, project: Path, exclude: Sequence[str] = ()) -> None:
+def _run_dbt(data_dir: Path, exclude: Sequence[str] = (), cells: bool = False) -> None:
     from m4agent import dbt_runner
 
     # The same vars on every call: dbt re-uses its saved parse of the project. Which tasks,
@@ -86,9 +87,9 @@ def _run_dbt(data_dir: Path, project: Path, exclude: Sequence[str] = ()) -> None
     # than listing every schema first.
     args = ["build", "--select", GRADING_SELECTOR, "--vars", json.dumps({"m4_grading": True}), "--quiet",
             "--no-write-json", "--log-level-file", "info", "--no-populate-cache"]
-    args += ["--exclude", *GRADING_EXCLUDED, *exclude]
+    args += ["--exclude", *GRADING_EXCLUDED, *(() if cells else (CELLS_TAG,)), *exclude]
     try:
-        dbt_runner.invoke(data_dir, args, project_dir=project, target="grading")
+        dbt_runner.invoke(data_dir, args, target="grading")
     except M4AgentError as exc:
         raise GradingRunFailed(str(exc)) from exc
 
@@ -218,8 +219,10 @@ def _grade_batch(runs: Sequence[Run], data_dir: Path, expectations: bool) -> dic
         return _grade_batch_unlocked(runs, data_dir, expectations)
 
 
-def _grade_batch_unlocked(runs: Sequence[Run], data_dir: Path, expectations: bool) -> dict[str, dict[str, Any]]:
-    """Load the runs, run dbt once, read the results back (and validate them with the suites)."""
+def _grade_batch_unlocked(runs: Sequence[Run], data_dir: Path, expectations: bool,
+                          cells: bool = False) -> dict[str, dict[str, Any]]:
+    """Load the runs, run dbt once, read the results back (and validate them with the suites); with
+    ``cells``, build every cell's verdict too (fct_grading__cell_verdicts, read by the caller)."""
     con = duckdb_session.connect(data_dir)
     try:
         missing = sorted({run.task.reference_model for run in runs} - _built_references(con))
@@ -227,14 +230,13 @@ def _grade_batch_unlocked(runs: Sequence[Run], data_dir: Path, expectations: boo
             raise M4AgentError(f"reference tables not built: {', '.join(missing)}; run "
                                f"`m4agent reference build --data-dir {data_dir}` first")
         load_runs(con, runs, rows_directory(data_dir))
-        project = grading_project(data_dir)
-        truth = truth_cache.fingerprint(con, [run.task for run in runs], project)
+        truth = truth_cache.fingerprint(con, [run.task for run in runs], PROJECT_ROOT)
         reuse_truth = truth_cache.reusable(con, truth)
         if not reuse_truth:
             truth_cache.forget(con)
     finally:
         con.close()
-    _run_dbt(data_dir, project, exclude=truth_cache.TRUTH_MODELS if reuse_truth else ())
+    _run_dbt(data_dir, exclude=truth_cache.TRUTH_MODELS if reuse_truth else (), cells=cells)
     con = duckdb_session.connect(data_dir)
     try:
         if not reuse_truth:
@@ -248,6 +250,76 @@ def _grade_batch_unlocked(runs: Sequence[Run], data_dir: Path, expectations: boo
         for run_id, verdict in validate_runs(data_dir, [(run.run_id, run.task) for run in runs]).items():
             results[run_id].update(expectations_pass=verdict["passed"], expectations_failed=verdict["failed"])
     return results
+
+
+@dataclass(frozen=True)
+class CellVerdicts:
+    """A run's output against its reference, cell by cell, as grading compared them (``cell_verdicts``).
+
+    ``rows``: up to ``limit`` reference rows, those with a mismatching or missing cell first, then in
+    the reference's order; each a list of (column, role, reference's text, agent's text, verdict) in
+    the task's column order (verdict None for a key column). ``truth_rows``: all reference rows;
+    ``differing_rows``: those with a mismatching or missing cell."""
+
+    rows: list[list[tuple[str, str, str | None, str | None, str | None]]]
+    truth_rows: int
+    differing_rows: int
+
+
+_CELL_ROWS = """
+WITH verdicts AS (
+    SELECT * FROM grading.fct_grading__cell_verdicts WHERE run_id = ?
+),
+
+truth_rows AS (
+    SELECT truth_row, bool_or(verdict IN ('mismatch', 'missing')) AS differs
+    FROM verdicts
+    GROUP BY truth_row
+),
+
+shown AS (
+    SELECT *, row_number() OVER (ORDER BY differs DESC, truth_row) AS shown_order
+    FROM truth_rows
+)
+
+SELECT shown.shown_order, verdicts.column_name, verdicts.role, verdicts.truth_value, verdicts.agent_value,
+       verdicts.verdict, (SELECT count(*) FROM truth_rows), (SELECT count_if(differs) FROM truth_rows)
+FROM verdicts
+INNER JOIN shown ON verdicts.truth_row = shown.truth_row
+WHERE shown.shown_order <= ?
+ORDER BY shown.shown_order, verdicts.slot
+"""
+
+
+def _collect_cells(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str], limit: int) -> dict[str, CellVerdicts]:
+    verdicts: dict[str, CellVerdicts] = {}
+    for run_id in run_ids:
+        found = con.execute(_CELL_ROWS, [run_id, limit]).fetchall()
+        rows: dict[int, list[tuple[str, str, str | None, str | None, str | None]]] = {}
+        for order, column, role, truth_value, agent_value, verdict, _, _ in found:
+            rows.setdefault(order, []).append((column, role, truth_value, agent_value, verdict))
+        verdicts[run_id] = CellVerdicts(rows=list(rows.values()), truth_rows=found[0][6] if found else 0,
+                                        differing_rows=found[0][7] if found else 0)
+    return verdicts
+
+
+def cell_verdicts(runs: Sequence[Run], data_dir: Path, limit: int = 300,
+                  ) -> tuple[dict[str, dict[str, Any]], dict[str, CellVerdicts]]:
+    """Grade the runs in one dbt call with every cell's verdict (model fct_grading__cell_verdicts,
+    the rule macros applied cell by cell); their results and, for each run grading could compare,
+    its cells (``CellVerdicts``, up to ``limit`` reference rows). For showing an output against its
+    reference (``m4agent view``); nothing is written beside the runs."""
+    if len({run.run_id for run in runs}) != len(runs):
+        raise M4AgentError("run ids in one batch must be unique")
+    if not runs:
+        return {}, {}
+    with data_dir_lock(data_dir):
+        results = _grade_batch_unlocked(runs, data_dir, expectations=False, cells=True)
+        con = duckdb_session.connect(data_dir)
+        try:
+            return results, _collect_cells(con, [run.run_id for run in runs], limit)
+        finally:
+            con.close()
 
 
 def _single_run_id(output: Path) -> str:

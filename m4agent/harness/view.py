@@ -7,8 +7,9 @@ the two (for example the same task without and with skills). A run's page shows 
 instruction, each step of its trajectory (``trajectory``: the commands and SQL the
 agent ran, what they printed, tokens per step), the egress decisions, the ledger, and
 the output against the reference, row by row, with every mismatching cell marked
-(class ``mismatch``) by M4Bench's comparison rule (``grading.cell_match``); the
-grade itself is the run's ``result.json``. The pages are self-contained (inline CSS,
+(class ``mismatch``): the runs are graded again, in one call, with grading's verdict on
+each cell kept (``grade.cell_verdicts``), against the references of the data directory
+the campaign ran on; the grade itself is the run's ``result.json``. The pages are self-contained (inline CSS,
 a few lines of script that count the marks) and open from disk in any browser.
 """
 
@@ -17,7 +18,7 @@ from __future__ import annotations
 import html
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -25,7 +26,11 @@ from m4agent.errors import M4AgentError
 from m4agent.harness import records, trajectory
 from m4agent.harness.agents import get_agent
 
+if TYPE_CHECKING:
+    from m4agent.grading.grade import CellVerdicts
+
 MAX_ROWS = 300  # rows of the output table (mismatching rows first)
+MARKS = {"match": "ok", "mismatch": "mismatch", "missing": "missing"}  # a cell's verdict -> its class
 
 CSS = """
 body{font:14px/1.45 system-ui,sans-serif;margin:1.5em;color:#222}
@@ -81,53 +86,75 @@ def _task(run_folder: Path, name: str) -> Any:
     return all_tasks(tasks_dir).get(name)
 
 
-def output_table(output: Path, truth: Path, task: Any) -> str:
-    """The output against the reference, one row per reference key, mismatching cells marked."""
-    import pandas as pd
-
-    from m4agent.grading.cell_match import column_matches, normalise_keys, read_csv
-
-    keys, columns = list(task.key_columns), list(task.scored_columns)
-    try:
-        agent, reference = read_csv(output), read_csv(truth)
-        agent = normalise_keys(agent, task.key_columns).drop_duplicates(subset=keys, keep="first")
-        reference = normalise_keys(reference, task.key_columns)
-    except Exception as exc:  # an output the grader could not read either: say so, the grade says more
-        return f"<p>The output cannot be compared: {_e(exc)}</p>"
-    present = [c for c in columns if c in agent.columns]
-    merged = reference.merge(agent[keys + present], on=keys, how="left", suffixes=("_truth", ""), indicator=True)
-    marks = pd.DataFrame(index=merged.index)
-    for column in columns:
-        truth_column = merged[f"{column}_truth"] if column in present else merged[column]
-        if column not in present:
-            marks[column] = "missing"
-            continue
-        matched = column_matches(truth_column, merged[column], task.tolerance.get(column, 0))
-        both_null = truth_column.isna() & merged[column].isna() & (merged["_merge"] == "both")
-        marks[column] = ["ok" if m or b else "mismatch" for m, b in zip(matched.fillna(False), both_null,
-                                                                         strict=True)]
-        marks.loc[merged["_merge"] == "left_only", column] = "missing"
-    bad = (marks != "ok").any(axis=1)
-    order = list(merged.index[bad]) + list(merged.index[~bad])
-    head = "".join(f"<th>{_e(k)}</th>" for k in keys) + "".join(f"<th>{_e(c)}</th>" for c in columns)
+def output_table(cells: CellVerdicts | None, result: dict[str, Any]) -> str:
+    """The output against the reference, one row per reference row, each cell marked with grading's
+    verdict on it (``grade.cell_verdicts``): mismatching rows first."""
+    if cells is None or not cells.rows:
+        reasons = "; ".join(result.get("errors") or []) or "grading compared no rows"
+        return f"<p>The output cannot be compared: {_e(reasons)}</p>"
+    first = cells.rows[0]
+    head = "".join(f"<th>{_e(column)}</th>" for column, role, *_ in first if role == "key")
+    head += "".join(f"<th>{_e(column)}</th>" for column, role, *_ in first if role != "key")
     rows = []
-    for index in order[:MAX_ROWS]:
-        row = merged.loc[index]
-        cells = "".join(f"<td>{_e(row[k])}</td>" for k in keys)
-        for column in columns:
-            truth_value = row[f"{column}_truth"] if column in present else row[column]
-            agent_value = row[column] if column in present else None
-            shown = "(no row)" if marks.at[index, column] == "missing" else _e(agent_value)
-            title = f"reference: {truth_value}"
-            cells += f"<td class='{marks.at[index, column]}' title='{_e(title)}'>{shown}</td>"
-        rows.append(f"<tr>{cells}</tr>")
-    extra = len(agent) - int((merged["_merge"] == "both").sum())
-    note = (f"<p>{int(bad.sum())} of {len(merged)} reference rows differ "
+    for row in cells.rows:
+        keys = "".join(f"<td>{_e(truth)}</td>" for _, role, truth, _, _ in row if role == "key")
+        scored = ""
+        for _, role, truth, agent, verdict in row:
+            if role == "key":
+                continue
+            mark = MARKS[verdict or "missing"]
+            shown = "(no row)" if mark == "missing" else _e(agent)
+            scored += f"<td class='{mark}' title='{_e(f'reference: {truth}')}'>{shown}</td>"
+        rows.append(f"<tr>{keys}{scored}</tr>")
+    note = (f"<p>{cells.differing_rows} of {cells.truth_rows} reference rows differ "
             f"(<span data-count-of='mismatch'></span> mismatching cells, marked; hover a cell for the "
-            f"reference value); {max(extra, 0)} output rows have no reference key.")
-    if len(order) > MAX_ROWS:
-        note += f" First {MAX_ROWS} rows shown, mismatching rows first."
+            f"reference value); {int(result.get('extra_keys') or 0)} output rows have no reference key.")
+    if cells.truth_rows > len(cells.rows):
+        note += f" First {len(cells.rows)} rows shown, mismatching rows first."
     return note + f"</p><table><tr>{head}</tr>{''.join(rows)}</table>"
+
+
+def _output_of(run_folder: Path) -> Path | None:
+    """The final attempt's output.csv (the one graded), if there is one."""
+    spec_result = run_folder / records.RESULT_FILE
+    result = records.read_json(spec_result) if spec_result.exists() else None
+    attempt = _final_attempt(run_folder, result)
+    output = attempt / "output.csv" if attempt else None
+    return output if output is not None and output.is_file() and not output.is_symlink() else None
+
+
+def comparisons(run_folders: list[Path]) -> dict[Path, str]:
+    """Each run's output against its reference, as HTML: the runs of one campaign are graded in one
+    call with every cell's verdict (against the references of the campaign's data directory)."""
+    from m4agent.grading.grade import cell_verdicts
+    from m4agent.grading.loader import Run
+
+    shown: dict[Path, str] = {}
+    by_data_dir: dict[Path, list[tuple[Path, Run]]] = {}
+    for folder in run_folders:
+        spec = records.read_json(folder / records.RUN_FILE)
+        campaign = _campaign_of(folder)
+        data_dir = records.read_json(campaign / "campaign.json").get("data_dir") if campaign else None
+        task = _task(folder, spec["task"])
+        output = _output_of(folder)
+        if output is None:
+            shown[folder] = "<p>No output.csv.</p>"
+        elif data_dir is None or task is None:
+            shown[folder] = ("<p>No reference beside this run: it is compared only inside a campaign folder "
+                             "whose campaign.json names its data directory.</p>")
+        else:
+            by_data_dir.setdefault(Path(data_dir), []).append((folder, Run(run_id=spec["key"], task=task,
+                                                                           output_path=output)))
+    for data_dir, runs in by_data_dir.items():
+        try:
+            results, cells = cell_verdicts([run for _, run in runs], data_dir, limit=MAX_ROWS)
+        except M4AgentError as exc:
+            for folder, _ in runs:
+                shown[folder] = f"<p>The output cannot be compared: {_e(exc)}</p>"
+            continue
+        for folder, run in runs:
+            shown[folder] = output_table(cells.get(run.run_id), results.get(run.run_id, {}))
+    return shown
 
 
 def _steps_html(traj: dict[str, Any]) -> str:
@@ -164,8 +191,9 @@ def _egress_html(events: list[dict[str, Any]]) -> str:
     return f"<table><tr><th>time</th><th>host</th><th>decision</th><th>why</th></tr>{rows}</table>"
 
 
-def run_section(run_folder: Path) -> tuple[str, dict[str, Any]]:
-    """One run's HTML section and its summary (for the index); writes the run's ``trajectory.json``."""
+def run_section(run_folder: Path, compared: str) -> tuple[str, dict[str, Any]]:
+    """One run's HTML section, with ``compared`` (its output against the reference, ``comparisons``),
+    and its summary (for the index); writes the run's ``trajectory.json``."""
     spec = records.read_json(run_folder / records.RUN_FILE)
     result_path = run_folder / records.RESULT_FILE
     result = records.read_json(result_path) if result_path.exists() else None
@@ -183,16 +211,6 @@ def run_section(run_folder: Path) -> tuple[str, dict[str, Any]]:
                "agent": spec["agent"], "model": spec["model"], "trial": spec["trial"], "key": spec["key"],
                "outcome": (result or {}).get("outcome", traj.get("outcome") or "not run"), "reward": reward,
                "cost": ((traj.get("ledger") or {}).get("cost") or {}).get("usd")}
-    output = attempt / "output.csv" if attempt else None
-    campaign = _campaign_of(run_folder)
-    truth = campaign / ".truth" / f"{spec['task']}.csv" if campaign else None
-    task = _task(run_folder, spec["task"])
-    if output is None or not output.exists():
-        compared = "<p>No output.csv.</p>"
-    elif truth is None or not truth.exists() or task is None:
-        compared = "<p>No reference export beside this run (it is compared only inside its campaign folder).</p>"
-    else:
-        compared = output_table(output, truth, task)
     head = (f"<h1>{_e(spec['task'])} · {_e(spec['condition'])} · {_e(spec['schema'])} · {_e(spec['agent'])}/"
             f"{_e(spec['model'])} · trial {_e(spec['trial'])}</h1><p>outcome <b class='outcome'>"
             f"{_e(summary['outcome'])}</b> {_e((result or {}).get('reason', ''))} · reward <b class='reward'>{reward}"
@@ -208,10 +226,13 @@ def _index(campaign_dir: Path, out: Path) -> Path:
     pages = out
     pages.mkdir(parents=True, exist_ok=True)
     rows, by_task = [], {}
-    for spec in sorted(records.read_json(campaign_dir / "plan.json")["runs"].values(),
-                       key=lambda s: (s["task"], s["condition"], s["agent"], s["trial"])):
-        folder = campaign_dir / "runs" / spec["task"] / records.RunSpec(**spec).key
-        section, summary = run_section(folder)
+    specs = sorted(records.read_json(campaign_dir / "plan.json")["runs"].values(),
+                   key=lambda s: (s["task"], s["condition"], s["agent"], s["trial"]))
+    folders = [campaign_dir / "runs" / spec["task"] / records.RunSpec(**spec).key for spec in specs]
+    compared = comparisons(folders)
+    sections = {folder: run_section(folder, compared[folder]) for folder in folders}
+    for folder in folders:
+        section, summary = sections[folder]
         (pages / f"{summary['key']}.html").write_text(_page(summary["task"], section))
         by_task.setdefault(summary["task"], []).append((folder, summary))
         cost = "-" if summary["cost"] is None else f"${summary['cost']:.4f}"
@@ -224,7 +245,7 @@ def _index(campaign_dir: Path, out: Path) -> Path:
         if len(conditions) >= 2:
             (a_cond, a), (b_cond, b) = list(conditions.items())[:2]
             name = f"compare-{task}.html"
-            (pages / name).write_text(compare_page(a, b))
+            (pages / name).write_text(compare_page(sections[a], sections[b]))
             pairs.append(f"<li><a href='{name}'>{_e(task)}: {_e(a_cond)} against {_e(b_cond)}</a></li>")
     head = "".join(f"<th>{h}</th>" for h in ("task", "condition", "schema", "agent", "model", "trial", "outcome",
                                                "reward", "cost", ""))
@@ -235,9 +256,9 @@ def _index(campaign_dir: Path, out: Path) -> Path:
     return index
 
 
-def compare_page(first: Path, second: Path) -> str:
-    left, a = run_section(first)
-    right, b = run_section(second)
+def compare_page(first: tuple[str, dict[str, Any]], second: tuple[str, dict[str, Any]]) -> str:
+    """Two runs' sections (``run_section``) side by side."""
+    (left, a), (right, b) = first, second
     title = f"{a['task']}: {a['condition']} against {b['condition']}"
     return _page(title, f"<div class='pair'>{left}{right}</div>")
 
@@ -250,10 +271,12 @@ def write_view(target: Path, other: Path | None = None, out: Path | None = None)
             if not (folder / records.RUN_FILE).exists():
                 raise M4AgentError(f"{folder} is not a run folder (no run.json); pass two runs/<task>/<key> folders")
         page = out or target / "compare.html"
-        page.write_text(compare_page(target, other.resolve()))
+        pair = [target, other.resolve()]
+        compared = comparisons(pair)
+        page.write_text(compare_page(*(run_section(folder, compared[folder]) for folder in pair)))
         return page
     if (target / records.RUN_FILE).exists():
-        section, summary = run_section(target)
+        section, summary = run_section(target, comparisons([target])[target])
         page = out or target / "view.html"
         page.write_text(_page(summary["task"], section))
         return page

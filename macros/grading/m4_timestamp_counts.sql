@@ -75,7 +75,7 @@ by_slot AS (
 )
 
 SELECT
-    * EXCLUDE (first_row, first_value, day_first, both_timestamps, timestamp_matches, both_timestamps_dm, timestamp_matches_dm),
+    * EXCLUDE (first_row, first_value, both_timestamps, timestamp_matches, both_timestamps_dm, timestamp_matches_dm),
     CASE WHEN day_first THEN both_timestamps_dm ELSE both_timestamps END AS both_timestamps,
     CASE WHEN day_first THEN timestamp_matches_dm ELSE timestamp_matches END AS timestamp_matches
 FROM (
@@ -85,7 +85,8 @@ FROM (
 {{ m4_no_rows([
     ('run_number', 'INTEGER'), ('slot', 'INTEGER'), ('min_signature', 'VARCHAR'), ('max_signature', 'VARCHAR'),
     ('min_signature_b', 'VARCHAR'), ('max_signature_b', 'VARCHAR'), ('first_signature', 'VARCHAR'),
-    ('first_signature_any', 'VARCHAR'), ('both_timestamps', 'BIGINT'), ('timestamp_matches', 'BIGINT')
+    ('first_signature_any', 'VARCHAR'), ('day_first', 'BOOLEAN'), ('both_timestamps', 'BIGINT'),
+    ('timestamp_matches', 'BIGINT')
 ]) }}
 {%- endif %}
 {% endmacro %}

@@ -7,17 +7,18 @@
   batch only renders the references it needs, each once: a task sharing another's
   rendering (int_grading__truth_tasks, a -raw twin) has no rows of its own. A task
   whose reference lacks one of its columns gets a single row with truth_row NULL
-  and reference_gaps set.
+  and reference_gaps set. The references are read through ref() (m4_reference_relations).
 -#}
 {{ config(enabled=var('m4_grading', false)) }}
 {%- set width = m4_grading_width() %}
 {%- set truth_tasks = ref('int_grading__truth_tasks') %}
 {%- set task_settings = ref('stg_agent_outputs__task_settings') %}
 {%- set task_columns = ref('stg_agent_outputs__task_columns') %}
+{%- set references = m4_reference_relations() %}
 {%- set tasks = [] %}
 {%- if execute %}
 {%- set settings = run_query(
-    "SELECT task, reference_model, dataset FROM " ~ task_settings
+    "SELECT task, reference_model FROM " ~ task_settings
     ~ " WHERE task IN (SELECT truth_task FROM " ~ truth_tasks ~ ") ORDER BY task"
 ) %}
 {%- for row in settings.rows %}
@@ -25,8 +26,8 @@
     "SELECT column_name, role, slot FROM " ~ task_columns
     ~ " WHERE task = '" ~ row['task'] ~ "' AND slot IS NOT NULL AND role IN ('key', 'scored') ORDER BY slot"
 ) %}
-{%- set database = 'eicu' if row['dataset'].startswith('eicu') else target.database %}
-{%- set relation = adapter.get_relation(database=database, schema='reference', identifier=row['reference_model']) %}
+{#- none when the task names no reference model of this project, or the model is not built -#}
+{%- set relation = load_relation(references[row['reference_model']]) if row['reference_model'] in references else none %}
 {%- set types = {} %}
 {%- if relation is not none %}
 {%- for column in adapter.get_columns_in_relation(relation) %}{% do types.update({column.name: column.dtype}) %}{% endfor %}
