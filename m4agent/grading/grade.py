@@ -36,11 +36,17 @@ from m4agent.paths import PROJECT_ROOT
 from m4agent.registry import TASKS_DIR, Task, all_tasks
 
 GRADING_SELECTOR = "path:models/grading"
-# Left out of a grading call: the rule macros' unit tests and the model they run on (they test SQL,
-# not a batch), the audit tests that read every agent row (a full `dbt build` with var m4_grading
-# runs them all) and the verdict of every cell, built only when asked for (cell_verdicts).
+# A grading call runs the grading models and the strict checks (the m4_* tests, whose failures are
+# the verdict). Left out: the rule macros' unit tests and the model they run on (they test SQL, not
+# a batch); the integrity tests of grading's own models and of the loaded batch (keys, not-null,
+# accepted values, and the audit that reads every agent row), which hold by construction and which
+# the test suite runs on real batches (tests/test_grading_integrity.py: `dbt build --select
+# path:models/grading` with var m4_grading runs them all); and the verdict of every cell, built only
+# when asked for (cell_verdicts).
 CELLS_TAG = "tag:grading_cells"
-GRADING_EXCLUDED = ("test_type:unit", "path:models/grading/rules", "tag:grading_audit")
+INTEGRITY_TESTS = ("test_name:unique_combination_of_columns", "test_name:unique", "test_name:not_null",
+                   "test_name:accepted_values", "tag:grading_audit")
+GRADING_EXCLUDED = ("test_type:unit", "path:models/grading/rules", *INTEGRITY_TESTS)
 FAILURE_TABLES = (
     "strict_output_present",
     "strict_required_columns",
@@ -83,10 +89,12 @@ def _run_dbt(data_dir: Path, exclude: Sequence[str] = (), cells: bool = False) -
     # Grading reads its results from the database, never dbt's JSON artefacts: not writing
     # manifest.json and run_results.json saves seconds a call. The log file keeps dbt's info lines
     # (each model's timing, errors) without the SQL of every statement, megabytes a call that stay
-    # readable in DIR/dbt/grading/compiled; and dbt looks up a relation when a model needs it rather
-    # than listing every schema first.
+    # readable in DIR/dbt/grading/compiled; and dbt lists only the schemas of the grading models at
+    # its start, not every schema of the project. (Looking relations up one by one instead, with
+    # --no-populate-cache, let two threads race in dbt's relation cache: one listing schema grading
+    # while the other renamed a view into it failed the call.)
     args = ["build", "--select", GRADING_SELECTOR, "--vars", json.dumps({"m4_grading": True}), "--quiet",
-            "--no-write-json", "--log-level-file", "info", "--no-populate-cache"]
+            "--no-write-json", "--log-level-file", "info", "--cache-selected-only"]
     args += ["--exclude", *GRADING_EXCLUDED, *(() if cells else (CELLS_TAG,)), *exclude]
     try:
         dbt_runner.invoke(data_dir, args, target="grading")
