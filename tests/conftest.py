@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -27,3 +28,13 @@ def harness_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     from support.harness import build_data_dir
 
     return build_data_dir(tmp_path_factory.mktemp("harness_data"))
+
+
+@pytest.fixture(scope="session")
+def graded_data_dir(request: pytest.FixtureRequest) -> Path:
+    """Built references to grade against: $M4AGENT_TEST_DATA_DIR when set (e.g. a larger build of
+    one's own), else the session's shared build (harness_data_dir)."""
+    given = os.environ.get("M4AGENT_TEST_DATA_DIR")
+    if given:
+        return Path(given)
+    return request.getfixturevalue("harness_data_dir")

@@ -9,51 +9,26 @@ references: $M4AGENT_TEST_DATA_DIR, or the session's shared build (tests/conftes
 
 from __future__ import annotations
 
-import os
-import random
+import json
 from pathlib import Path
 
 import duckdb
 import pytest
-from support.perturb import perturbations, read_rows
+from support.perturb import perturbed_runs
 
+from m4agent.dbt_runner import invoke
+from m4agent.errors import M4AgentError
 from m4agent.grading.grade import cell_verdicts, grade_runs
 from m4agent.grading.loader import Run
-from m4agent.reference_export import export
-from m4agent.registry import all_tasks
 
 
 @pytest.fixture(scope="module")
-def data_dir(request: pytest.FixtureRequest) -> Path:
-    given = os.environ.get("M4AGENT_TEST_DATA_DIR")
-    if given:
-        return Path(given)
-    return request.getfixturevalue("harness_data_dir")
-
-
-def _perturbed_runs(data_dir: Path, folder: Path, prefix: str) -> list[Run]:
-    tasks = all_tasks()
-    rng = random.Random(5)
-    runs = []
-    for name, task in tasks.items():
-        makers = perturbations(task, read_rows(export(name, data_dir, folder / f"{name}.csv")), rng)
-        for index in range(0, len(makers), 4):
-            text = makers[index]()
-            output = folder / "runs" / f"{prefix}{name}.{index}.csv"
-            output.parent.mkdir(exist_ok=True)
-            if text is not None:
-                output.write_text(text, newline="")
-            runs.append(Run(output.stem, task, output))
-    return runs
-
-
-@pytest.fixture(scope="module")
-def graded(data_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
+def graded(graded_data_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
     """The perturbed runs graded with every cell's verdict: their results, the verdict and the column
     score tables as that call left them."""
-    runs = _perturbed_runs(data_dir, tmp_path_factory.mktemp("cells"), "")
-    results, cells = cell_verdicts(runs, data_dir, limit=5)
-    con = duckdb.connect(str(data_dir / "mimic_iv.duckdb"), read_only=True)
+    runs = perturbed_runs(graded_data_dir, tmp_path_factory.mktemp("cells"), seed=5, every=4)
+    results, cells = cell_verdicts(runs, graded_data_dir, limit=5)
+    con = duckdb.connect(str(graded_data_dir / "mimic_iv.duckdb"), read_only=True)
     try:
         verdicts = con.execute(
             "SELECT run_id, column_name, count_if(verdict = 'match') FROM grading.fct_grading__cell_verdicts "
@@ -63,7 +38,13 @@ def graded(data_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> dict:
             "WHERE in_output AND NOT comparison_failed").fetchall()
     finally:
         con.close()
-    return {"runs": runs, "results": results, "cells": cells,
+    key_test = "passed"
+    try:  # the model's key test, which a view call leaves out with the other integrity tests
+        invoke(graded_data_dir, ["test", "--select", "fct_grading__cell_verdicts", "--vars",
+                                 json.dumps({"m4_grading": True}), "--exclude", "test_type:unit"], target="grading")
+    except M4AgentError as exc:
+        key_test = str(exc)
+    return {"runs": runs, "results": results, "cells": cells, "key_test": key_test,
             "matches": {(run, column): n for run, column, n in verdicts},
             "scores": {(run, column): (matched, mode) for run, column, matched, mode in scores}}
 
@@ -92,16 +73,21 @@ def test_the_shown_rows_put_differing_rows_first_and_stop_at_the_limit(graded: d
 
 
 @pytest.mark.slow
-def test_a_grading_call_scores_as_the_verdict_call_and_builds_no_verdicts(graded: dict, data_dir: Path,
+def test_a_grading_call_scores_as_the_verdict_call_and_builds_no_verdicts(graded: dict, graded_data_dir: Path,
                                                                          tmp_path: Path) -> None:
-    again = grade_runs([Run(f"again-{run.run_id}", run.task, run.output_path) for run in graded["runs"]], data_dir)
+    again = grade_runs([Run(f"again-{run.run_id}", run.task, run.output_path) for run in graded["runs"]], graded_data_dir)
     differing = [run.run_id for run in graded["runs"]
                  if again[f"again-{run.run_id}"]["reward"] != graded["results"][run.run_id]["reward"]]
     assert differing == []
-    con = duckdb.connect(str(data_dir / "mimic_iv.duckdb"), read_only=True)
+    con = duckdb.connect(str(graded_data_dir / "mimic_iv.duckdb"), read_only=True)
     try:
         (rebuilt,) = con.execute("SELECT count(*) FROM grading.fct_grading__cell_verdicts "
                                  "WHERE run_id LIKE 'again-%'").fetchone()
     finally:
         con.close()
     assert rebuilt == 0
+
+
+@pytest.mark.slow
+def test_each_cell_has_one_verdict(graded: dict) -> None:
+    assert graded["key_test"] == "passed"

@@ -13,7 +13,6 @@ $M4AGENT_TEST_DATA_DIR, or the session's shared build (tests/conftest.py).
 
 from __future__ import annotations
 
-import os
 import random
 from pathlib import Path
 
@@ -29,18 +28,10 @@ from m4agent.reference_export import export
 from m4agent.registry import all_tasks
 
 
-@pytest.fixture(scope="module")
-def data_dir(request: pytest.FixtureRequest) -> Path:
-    given = os.environ.get("M4AGENT_TEST_DATA_DIR")
-    if given:
-        return Path(given)
-    return request.getfixturevalue("harness_data_dir")
-
-
-def _m4bench_truths(data_dir: Path, tasks: dict, folder: Path, suffix: str = "") -> dict[str, Path]:
+def _m4bench_truths(graded_data_dir: Path, tasks: dict, folder: Path, suffix: str = "") -> dict[str, Path]:
     """Every task's reference written the way M4Bench writes ground truth (DuckDB -> pandas -> to_csv)."""
-    con = duckdb.connect(str(data_dir / "mimic_iv.duckdb"), read_only=True)
-    con.execute(f"ATTACH '{data_dir / 'eicu.duckdb'}' AS eicu (READ_ONLY)")
+    con = duckdb.connect(str(graded_data_dir / "mimic_iv.duckdb"), read_only=True)
+    con.execute(f"ATTACH '{graded_data_dir / 'eicu.duckdb'}' AS eicu (READ_ONLY)")
     try:
         return {name: pandas_oracle.export_truth(con, task, folder / f"{name}{suffix}.csv")
                 for name, task in tasks.items()}
@@ -70,14 +61,14 @@ def _pandas_verdicts(runs: list[Run], truths: dict[str, Path]) -> dict[str, dict
 
 
 @pytest.fixture(scope="module")
-def perturbed(data_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, dict]:
+def perturbed(graded_data_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[dict, dict]:
     """Perturbed copies of every task's reference in both export styles, graded in one pass:
     (our results, the pandas restatement's verdicts) by run id."""
     tmp_path = tmp_path_factory.mktemp("perturbed")
     tasks = all_tasks()
-    truths = {(name, "pandas"): path for name, path in _m4bench_truths(data_dir, tasks, tmp_path, ".pandas").items()}
+    truths = {(name, "pandas"): path for name, path in _m4bench_truths(graded_data_dir, tasks, tmp_path, ".pandas").items()}
     for name in tasks:
-        truths[(name, "export")] = export(name, data_dir, tmp_path / f"{name}.export.csv")
+        truths[(name, "export")] = export(name, graded_data_dir, tmp_path / f"{name}.export.csv")
     rng = random.Random(3)
     runs, truth_of = [], {}
     for (name, style), truth in truths.items():
@@ -90,7 +81,7 @@ def perturbed(data_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple
                 output.write_text(text, newline="")
             runs.append(Run(output.stem, tasks[name], output))
             truth_of[output.stem] = truth
-    return grade_runs(runs, data_dir), _pandas_verdicts(runs, truth_of)
+    return grade_runs(runs, graded_data_dir), _pandas_verdicts(runs, truth_of)
 
 
 @pytest.mark.slow
@@ -107,11 +98,11 @@ def test_perturbed_references_reach_both_verdicts(perturbed: tuple[dict, dict]) 
 
 @pytest.mark.slow
 def test_tasks_sharing_a_reference_and_columns_are_counted_in_one_query(perturbed: tuple[dict, dict],
-                                                                        data_dir: Path) -> None:
+                                                                        graded_data_dir: Path) -> None:
     """The runs of tasks sharing a reference and its columns (a task and its -raw twin) go through
     one query of int_grading__cell_counts."""
     tasks = all_tasks()
-    compiled = (data_dir / "dbt" / "grading" / "compiled" / "m4agent" / "models" / "grading" / "intermediate"
+    compiled = (graded_data_dir / "dbt" / "grading" / "compiled" / "m4agent" / "models" / "grading" / "intermediate"
                 / "int_grading__cell_counts.sql").read_text()
     shared = {(task.reference_model, tuple(slot_columns(task)), tuple(sorted(task.tolerance.items())))
               for task in tasks.values()}
@@ -119,10 +110,10 @@ def test_tasks_sharing_a_reference_and_columns_are_counted_in_one_query(perturbe
 
 
 @pytest.mark.slow
-def test_a_reference_read_into_the_same_slots_is_rendered_once(perturbed: tuple[dict, dict], data_dir: Path) -> None:
+def test_a_reference_read_into_the_same_slots_is_rendered_once(perturbed: tuple[dict, dict], graded_data_dir: Path) -> None:
     """A reference read into the same slots is rendered once, for the first of its tasks by name."""
     tasks = all_tasks()
-    con = duckdb.connect(str(data_dir / "mimic_iv.duckdb"), read_only=True)
+    con = duckdb.connect(str(graded_data_dir / "mimic_iv.duckdb"), read_only=True)
     try:
         shares = dict(con.execute("SELECT task, truth_task FROM grading.int_grading__truth_tasks").fetchall())
         rendered = {task for (task,) in con.execute(
@@ -140,9 +131,9 @@ def test_a_reference_read_into_the_same_slots_is_rendered_once(perturbed: tuple[
 
 
 @pytest.mark.slow
-def test_random_edits_grade_as_the_restatement(data_dir: Path, tmp_path: Path) -> None:
+def test_random_edits_grade_as_the_restatement(graded_data_dir: Path, tmp_path: Path) -> None:
     tasks = all_tasks()
-    truths = _m4bench_truths(data_dir, tasks, tmp_path)
+    truths = _m4bench_truths(graded_data_dir, tasks, tmp_path)
     rng = random.Random(2026)
     runs, truth_of, edits = [], {}, {}
     for name, truth in truths.items():
@@ -155,7 +146,7 @@ def test_random_edits_grade_as_the_restatement(data_dir: Path, tmp_path: Path) -
             runs.append(Run(output.stem, tasks[name], output))
             edits[output.stem] = names
             truth_of[output.stem] = truth
-    results = grade_runs(runs, data_dir)
+    results = grade_runs(runs, graded_data_dir)
     mismatches = _mismatches(results, _pandas_verdicts(runs, truth_of))
     assert {run_id: (edits[run_id], *scores) for run_id, scores in mismatches.items()} == {}
     # the edits reach both outcomes: some outputs still pass, some fail

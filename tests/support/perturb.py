@@ -18,7 +18,7 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 
-from m4agent.registry import Task
+from m4agent.registry import Task, all_tasks
 
 Rows = list[list[str]]
 
@@ -80,3 +80,23 @@ def perturbations(task: Task, rows: Rows, rng: random.Random) -> list[Callable[[
         lambda: "\ufeff" + _write(rows),
         lambda: _write(rows, delimiter=";"),
     ]
+
+
+def perturbed_runs(data_dir: Path, folder: Path, seed: int, every: int) -> list:
+    """Every ``every``-th perturbed copy of every task's exported reference (from ``data_dir``),
+    written under ``folder/runs`` (a maker giving no text leaves no file), as grading runs."""
+    from m4agent.grading.loader import Run
+    from m4agent.reference_export import export
+
+    rng = random.Random(seed)
+    runs = []
+    for name, task in all_tasks().items():
+        makers = perturbations(task, read_rows(export(name, data_dir, folder / f"{name}.csv")), rng)
+        for index in range(0, len(makers), every):
+            text = makers[index]()
+            output = folder / "runs" / f"{name}.{index}.csv"
+            output.parent.mkdir(parents=True, exist_ok=True)
+            if text is not None:
+                output.write_text(text, newline="")
+            runs.append(Run(output.stem, task, output))
+    return runs
