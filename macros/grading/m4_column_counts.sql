@@ -35,7 +35,7 @@ cells_{{ task_index }} AS (
         truth_present_{{ slot }},
         truth_number_{{ slot }},
         -- an agent cell carrying the truth's text reads as the truth cell does
-        COALESCE({{ agent }} = truth_render_{{ slot }}, FALSE) AS same_text_{{ slot }},
+        {{ m4_same_text(agent, 'truth_render_' ~ slot) }} AS same_text_{{ slot }},
         truth_kind_{{ slot }}
         {%- endfor %}
     FROM ({{ m4_merged_rows(task, width, key_width, inputs) }}) AS merged_rows
@@ -46,7 +46,7 @@ numbered_{{ task_index }} AS (
         *
         {%- for column in task['columns'] %}
         {%- set slot = column['slot'] %},
-        CASE WHEN same_text_{{ slot }} THEN truth_number_{{ slot }} ELSE {{ m4_double('agent_' ~ slot) }} END AS number_{{ slot }}
+        {{ m4_read_number('agent_' ~ slot, 'same_text_' ~ slot, 'truth_number_' ~ slot) }} AS number_{{ slot }}
         {%- endfor %}
     FROM cells_{{ task_index }}
 ),
@@ -56,7 +56,7 @@ kinded_{{ task_index }} AS (
         *
         {%- for column in task['columns'] %}
         {%- set slot = column['slot'] %},
-        CASE WHEN same_text_{{ slot }} THEN truth_kind_{{ slot }} ELSE {{ m4_cell_kind('agent_' ~ slot, 'number_' ~ slot) }} END AS kind_{{ slot }}
+        {{ m4_read_kind('agent_' ~ slot, 'same_text_' ~ slot, 'truth_kind_' ~ slot, 'number_' ~ slot) }} AS kind_{{ slot }}
         {%- endfor %}
     FROM numbered_{{ task_index }}
 ),

@@ -2,7 +2,7 @@
   entries `entries` (m4_grading_plan; `inputs`, the relations m4_merge_inputs names): one pass
   over the merged rows of the entries with such columns, counting what the timestamp comparison
   needs: the agent's first value (its format, m4_signature), the shapes and parses of the agent
-  cells beside a truth value, and the timestamp matches (m4_values_match in microseconds), with
+  cells beside a truth value, and the timestamp matches (m4_timestamps_match), with
   day/month/year dates read day first when the first value is (pandas reads every value in the
   format of the first). Apart from m4_column_counts, so dbt builds both side by side.
 -#}
@@ -50,15 +50,15 @@ counted_{{ task_index }} AS (
         {%- set slot = column['slot'] %}
         {%- set agent = 'agent_' ~ slot %}
         {%- set both = 'merged AND truth_present_' ~ slot ~ ' AND ' ~ agent ~ ' IS NOT NULL' %}
-        {%- set tolerance = 'CAST(' ~ column['tolerance'] ~ ' AS DOUBLE) * 1000000' %}
-        {%- set truth_us = 'CAST(epoch_us(truth_timestamp_' ~ slot ~ ') AS HUGEINT)' %},
+        {%- set tolerance = 'CAST(' ~ column['tolerance'] ~ ' AS DOUBLE)' %}
+        {%- set truth = 'truth_timestamp_' ~ slot %},
         MIN(truth_row) FILTER (WHERE merged AND {{ agent }} IS NOT NULL) AS first_row_{{ slot }},
         ARG_MIN({{ agent }}, truth_row) FILTER (WHERE merged AND {{ agent }} IS NOT NULL) AS first_value_{{ slot }},
         {{ m4_shape_bounds('signature_' ~ slot, slot, both) }},
         count_if({{ both }} AND timestamp_{{ slot }} IS NOT NULL) AS both_timestamps_{{ slot }},
-        count_if(merged AND {{ m4_values_match(truth_us, 'epoch_us(timestamp_' ~ slot ~ ')', tolerance) }}) AS timestamp_matches_{{ slot }},
+        count_if(merged AND {{ m4_timestamps_match(truth, 'timestamp_' ~ slot, tolerance) }}) AS timestamp_matches_{{ slot }},
         count_if({{ both }} AND timestamp_dm_{{ slot }} IS NOT NULL) AS both_timestamps_dm_{{ slot }},
-        count_if(merged AND {{ m4_values_match(truth_us, 'epoch_us(timestamp_dm_' ~ slot ~ ')', tolerance) }}) AS timestamp_matches_dm_{{ slot }}
+        count_if(merged AND {{ m4_timestamps_match(truth, 'timestamp_dm_' ~ slot, tolerance) }}) AS timestamp_matches_dm_{{ slot }}
         {%- endfor %}
     FROM timed_{{ task_index }}
     GROUP BY run_number

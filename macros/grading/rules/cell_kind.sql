@@ -71,12 +71,18 @@
     END
 {%- endmacro %}
 
+{#- Whether pandas' dtype `dtype` (m4_column_dtype) holds booleans: bool, or objbool (booleans
+    with gaps). -#}
+{% macro m4_is_bool_dtype(dtype) -%}
+    ({{ dtype }} IN ('bool', 'objbool'))
+{%- endmacro %}
+
 {#- pd.to_numeric of a cell's text in a column of that dtype (NULL = NaN). -#}
 {% macro m4_numeric(value, dtype) -%}
     CASE
         WHEN {{ value }} IS NULL THEN NULL
         WHEN {{ dtype }} IN ('int', 'float') THEN TRY_CAST({{ value }} AS DOUBLE)
-        WHEN {{ dtype }} IN ('bool', 'objbool') THEN CASE WHEN lower({{ value }}) = 'true' THEN 1.0 ELSE 0.0 END
+        WHEN {{ m4_is_bool_dtype(dtype) }} THEN CASE WHEN lower({{ value }}) = 'true' THEN 1.0 ELSE 0.0 END
         WHEN {{ dtype }} = 'text' AND {{ m4_is_float(value) }} THEN TRY_CAST({{ value }} AS DOUBLE)
     END
 {%- endmacro %}

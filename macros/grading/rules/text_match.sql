@@ -12,7 +12,7 @@
         WHEN {{ value }} IS NULL THEN NULL
         WHEN {{ dtype }} = 'int' THEN CAST(TRY_CAST(TRY_CAST({{ value }} AS DOUBLE) AS HUGEINT) AS VARCHAR)
         WHEN {{ dtype }} = 'float' THEN CAST(TRY_CAST({{ value }} AS DOUBLE) AS VARCHAR)
-        WHEN {{ dtype }} IN ('bool', 'objbool') THEN CASE WHEN lower({{ value }}) = 'true' THEN 'True' ELSE 'False' END
+        WHEN {{ m4_is_bool_dtype(dtype) }} THEN CASE WHEN lower({{ value }}) = 'true' THEN 'True' ELSE 'False' END
         ELSE {{ value }}
     END
 {%- endmacro %}

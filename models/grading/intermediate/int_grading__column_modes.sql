@@ -62,7 +62,7 @@ typed AS (
 decided AS (
     SELECT
         *,
-        truth_not_numeric = 0 AND (agent_dtype IN ('bool', 'objbool') OR agent_not_float = 0) AS both_numeric
+        truth_not_numeric = 0 AND ({{ m4_is_bool_dtype('agent_dtype') }} OR agent_not_float = 0) AS both_numeric
     FROM typed
 ),
 
@@ -94,7 +94,7 @@ SELECT
     END AS mode_error,
     missing_on_both,
     CASE mode
-        WHEN 'numeric' THEN CASE WHEN agent_dtype IN ('bool', 'objbool') THEN bool_numeric_matches ELSE numeric_matches END
+        WHEN 'numeric' THEN CASE WHEN {{ m4_is_bool_dtype('agent_dtype') }} THEN bool_numeric_matches ELSE numeric_matches END
         WHEN 'timestamp' THEN timestamp_matches
         ELSE 0
     END AS mode_matches

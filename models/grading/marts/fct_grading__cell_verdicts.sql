@@ -78,16 +78,22 @@ read_cells AS (
     -- what the comparison reads of the agent's cell, as int_grading__cell_counts reads it
     SELECT
         *,
-        COALESCE(agent = truth_render, FALSE) AS same_text,
-        CASE WHEN COALESCE(agent = truth_render, FALSE) THEN truth_number ELSE {{ m4_double('agent') }} END AS number
+        {{ m4_same_text('agent', 'truth_render') }} AS same_text
     FROM merged_cells
+),
+
+numbered_cells AS (
+    SELECT
+        *,
+        {{ m4_read_number('agent', 'same_text', 'truth_number') }} AS number
+    FROM read_cells
 ),
 
 kinded_cells AS (
     SELECT
         *,
-        CASE WHEN same_text THEN truth_kind ELSE {{ m4_cell_kind('agent', 'number') }} END AS kind
-    FROM read_cells
+        {{ m4_read_kind('agent', 'same_text', 'truth_kind', 'number') }} AS kind
+    FROM numbered_cells
 ),
 
 compared AS (
@@ -103,13 +109,13 @@ compared AS (
             WHEN cells.kind = 'missing' AND NOT cells.truth_present THEN TRUE
             WHEN modes.mode = 'numeric' THEN
                 {{ m4_values_match('cells.truth_number', m4_cell_number('cells.agent', 'cells.kind', 'cells.number'), 'cells.tolerance') }}
-                AND CASE WHEN modes.agent_dtype IN ('bool', 'objbool') THEN cells.kind = 'bool'
+                AND CASE WHEN {{ m4_is_bool_dtype('modes.agent_dtype') }} THEN cells.kind = 'bool'
                          ELSE {{ m4_is_number_kind('cells.kind') }} END
-            WHEN modes.mode = 'timestamp' THEN {{ m4_values_match(
-                'CAST(epoch_us(cells.truth_timestamp) AS HUGEINT)',
-                'epoch_us(CASE WHEN modes.day_first THEN ' ~ m4_day_first_timestamp('cells.agent', m4_signature('cells.agent'))
-                    ~ ' ELSE ' ~ m4_timestamp_from('cells.agent', m4_signature('cells.agent')) ~ ' END)',
-                'cells.tolerance * 1000000') }}
+            WHEN modes.mode = 'timestamp' THEN {{ m4_timestamps_match(
+                'cells.truth_timestamp',
+                'CASE WHEN modes.day_first THEN ' ~ m4_day_first_timestamp('cells.agent', m4_signature('cells.agent'))
+                    ~ ' ELSE ' ~ m4_timestamp_from('cells.agent', m4_signature('cells.agent')) ~ ' END',
+                'cells.tolerance') }}
             ELSE {{ m4_texts_match('cells.truth_render', 'cells.agent', 'modes.agent_dtype') }}
         END AS matched
     FROM kinded_cells AS cells
