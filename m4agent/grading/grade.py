@@ -179,9 +179,14 @@ def grade_runs(runs: Sequence[Run], data_dir: Path, expectations: bool = False) 
     call per halving."""
     if not runs:
         return {}
+    _require_unique_ids(runs)
+    return _grade_isolating(list(runs), data_dir, expectations)
+
+
+def _require_unique_ids(runs: Sequence[Run]) -> None:
+    """A batch's runs are told apart by run_id in every grading table."""
     if len({run.run_id for run in runs}) != len(runs):
         raise M4AgentError("run ids in one batch must be unique")
-    return _grade_isolating(list(runs), data_dir, expectations)
 
 
 def _grade_isolating(runs: list[Run], data_dir: Path, expectations: bool) -> dict[str, dict[str, Any]]:
@@ -276,39 +281,43 @@ class CellVerdicts:
 
 _CELL_ROWS = """
 WITH verdicts AS (
-    SELECT * FROM grading.fct_grading__cell_verdicts WHERE run_id = ?
+    SELECT * FROM grading.fct_grading__cell_verdicts WHERE list_contains($runs, run_id)
 ),
 
 truth_rows AS (
-    SELECT truth_row, bool_or(verdict IN ('mismatch', 'missing')) AS differs
+    SELECT run_id, truth_row, bool_or(verdict IN ('mismatch', 'missing')) AS differs
     FROM verdicts
-    GROUP BY truth_row
+    GROUP BY run_id, truth_row
 ),
 
 shown AS (
-    SELECT *, row_number() OVER (ORDER BY differs DESC, truth_row) AS shown_order
+    SELECT
+        *,
+        row_number() OVER (PARTITION BY run_id ORDER BY differs DESC, truth_row) AS shown_order,
+        count(*) OVER (PARTITION BY run_id) AS n_truth_rows,
+        count_if(differs) OVER (PARTITION BY run_id) AS n_differing_rows
     FROM truth_rows
 )
 
-SELECT shown.shown_order, verdicts.column_name, verdicts.role, verdicts.truth_value, verdicts.agent_value,
-       verdicts.verdict, (SELECT count(*) FROM truth_rows), (SELECT count_if(differs) FROM truth_rows)
+SELECT verdicts.run_id, shown.shown_order, shown.n_truth_rows, shown.n_differing_rows, verdicts.column_name,
+       verdicts.role, verdicts.truth_value, verdicts.agent_value, verdicts.verdict
 FROM verdicts
-INNER JOIN shown ON verdicts.truth_row = shown.truth_row
-WHERE shown.shown_order <= ?
-ORDER BY shown.shown_order, verdicts.slot
+INNER JOIN shown ON verdicts.run_id = shown.run_id AND verdicts.truth_row = shown.truth_row
+WHERE shown.shown_order <= $limit
+ORDER BY verdicts.run_id, shown.shown_order, verdicts.slot
 """
 
 
 def _collect_cells(con: duckdb.DuckDBPyConnection, run_ids: Sequence[str], limit: int) -> dict[str, CellVerdicts]:
-    verdicts: dict[str, CellVerdicts] = {}
-    for run_id in run_ids:
-        found = con.execute(_CELL_ROWS, [run_id, limit]).fetchall()
-        rows: dict[int, list[tuple[str, str, str | None, str | None, str | None]]] = {}
-        for order, column, role, truth_value, agent_value, verdict, _, _ in found:
-            rows.setdefault(order, []).append((column, role, truth_value, agent_value, verdict))
-        verdicts[run_id] = CellVerdicts(rows=list(rows.values()), truth_rows=found[0][6] if found else 0,
-                                        differing_rows=found[0][7] if found else 0)
-    return verdicts
+    """Each run's shown rows of fct_grading__cell_verdicts, read in one query for the batch."""
+    rows: dict[str, dict[int, list[tuple[str, str, str | None, str | None, str | None]]]] = {}
+    sizes: dict[str, tuple[int, int]] = {}
+    for run_id, order, truth_rows, differing, column, role, truth_value, agent_value, verdict in con.execute(
+            _CELL_ROWS, {"runs": list(run_ids), "limit": limit}).fetchall():
+        rows.setdefault(run_id, {}).setdefault(order, []).append((column, role, truth_value, agent_value, verdict))
+        sizes[run_id] = (truth_rows, differing)
+    return {run_id: CellVerdicts(rows=list(rows.get(run_id, {}).values()), truth_rows=sizes.get(run_id, (0, 0))[0],
+                                 differing_rows=sizes.get(run_id, (0, 0))[1]) for run_id in run_ids}
 
 
 def cell_verdicts(runs: Sequence[Run], data_dir: Path, limit: int = 300,
@@ -317,10 +326,9 @@ def cell_verdicts(runs: Sequence[Run], data_dir: Path, limit: int = 300,
     the rule macros applied cell by cell); their results and, for each run grading could compare,
     its cells (``CellVerdicts``, up to ``limit`` reference rows). For showing an output against its
     reference (``m4agent view``); nothing is written beside the runs."""
-    if len({run.run_id for run in runs}) != len(runs):
-        raise M4AgentError("run ids in one batch must be unique")
     if not runs:
         return {}, {}
+    _require_unique_ids(runs)
     with data_dir_lock(data_dir):
         results = _grade_batch_unlocked(runs, data_dir, expectations=False, cells=True)
         con = duckdb_session.connect(data_dir)
