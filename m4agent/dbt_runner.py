@@ -24,6 +24,7 @@ which tests warned, how many rows, and the table holding the failing rows.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 from collections.abc import Iterator, Sequence
@@ -101,9 +102,10 @@ def invoke(data_dir: Path, args: Sequence[str], project_dir: Path | None = None,
     ``progress`` labels a progress bar shown instead of dbt's log, which then goes to the log file
     only (``--verbose``, see ``m4agent.progress``, keeps dbt's log on the terminal).
     Ctrl-C during the run raises ``KeyboardInterrupt`` (dbt reports it as a failure otherwise).
-    """
-    from dbt.cli.main import dbtRunner
 
+    A command that runs nodes (``RUNS_NODES``) runs in two steps, ``dbt parse`` and then the
+    command on the parsed project (:func:`_run_parsed`); it writes the same artefacts.
+    """
     from m4agent import dbt_parse_cache
     from m4agent import progress as shown
 
@@ -112,17 +114,17 @@ def invoke(data_dir: Path, args: Sequence[str], project_dir: Path | None = None,
     parse_key = dbt_parse_cache.project_key(Path(project), target)
     dbt_parse_cache.restore(parse_key, target_dir)
     with _environment(data_dir, target):
-        cli_args = [*args, "--project-dir", project, "--profiles-dir", project]
+        located = ["--project-dir", project, "--profiles-dir", project]
         quiet = progress is not None and not shown.verbose()
         try:
             if quiet:
                 with shown.dbt_progress(progress or "dbt") as (on_event, _):
                     # nothing on the terminal but the bar; the log file keeps dbt's usual detail
                     file_level = [] if "--log-level-file" in args else ["--log-level-file", "debug"]
-                    result = dbtRunner(callbacks=[on_event]).invoke(
-                        [*cli_args, "--log-level", "none", *file_level])
+                    result = _run(args, [*located, "--log-level", "none", *file_level], [on_event],
+                                  target_dir)
             else:
-                result = dbtRunner().invoke(cli_args)
+                result = _run(args, located, [], target_dir)
         finally:
             # dbt-duckdb keeps its DuckDB handle open after an in-process run; closed so that the
             # caller (and connections with other settings) can open the file
@@ -136,6 +138,53 @@ def invoke(data_dir: Path, args: Sequence[str], project_dir: Path | None = None,
             f"dbt {' '.join(args)} failed{detail}; see {artefact_dir(data_dir) / 'logs' / 'dbt.log'}"
         )
     return result.result
+
+
+RUNS_NODES = frozenset({"build", "run", "test", "seed", "compile"})  # commands run on a parsed project
+# a command's options its parse shares: what dbt parses with, and how it logs
+PARSE_OPTIONS = frozenset({"--vars", "--target", "-t", "--log-level", "--log-level-file", "--log-format"})
+PARSE_FLAGS = frozenset({"--quiet", "-q"})
+
+
+def _run(args: Sequence[str], common: Sequence[str], callbacks: list, target_dir: Path) -> object:
+    """dbt's result of ``args`` with the ``common`` options, through :func:`_run_parsed` when the
+    command runs nodes."""
+    from dbt.cli.main import dbtRunner
+
+    if not args or args[0] not in RUNS_NODES:
+        return dbtRunner(callbacks=callbacks).invoke([*args, *common])
+    return _run_parsed(args, common, callbacks, target_dir)
+
+
+def _run_parsed(args: Sequence[str], common: Sequence[str], callbacks: list, target_dir: Path) -> object:
+    """``dbt parse``, then the command ``args`` on the parsed project, which dbt keeps in memory for
+    the whole command (about 1,000 nodes, hundreds of MB of Python objects).
+
+    Between the two steps the parsed project is frozen out of Python's garbage collector
+    (``gc.freeze``): it lives until the command ends, and otherwise each full collection walks all
+    of it again while dbt's threads wait (seconds per build). The parse writes ``manifest.json`` (the
+    project's nodes, their relations and tests); the command is run without dbt's JSON artefacts,
+    whose end-of-run manifest would re-serialise every node, and its ``run_results.json`` is written
+    here, as dbt writes it. ``--no-write-json`` in ``args`` leaves out both files.
+    """
+    from dbt.cli.main import dbtRunner
+
+    writes_json = "--no-write-json" not in args
+    shared = [option for i, arg in enumerate(args) if arg in PARSE_OPTIONS for option in args[i:i + 2]]
+    shared += [arg for arg in args if arg in PARSE_FLAGS]
+    parsed = dbtRunner(callbacks=callbacks).invoke(
+        ["parse", *shared, *common, *(() if writes_json else ("--no-write-json",))])
+    if not parsed.success:
+        return parsed
+    gc.freeze()
+    try:
+        result = dbtRunner(manifest=parsed.result, callbacks=callbacks).invoke(
+            [*args, *common, *(("--no-write-json",) if writes_json else ())])
+    finally:
+        gc.unfreeze()
+    if writes_json and hasattr(result.result, "write"):
+        result.result.write(str(target_dir / "run_results.json"))
+    return result
 
 
 def _node_errors(execution: object) -> str:

@@ -5,7 +5,10 @@
 - the default build runs the references' data tests only: every staging, intermediate and
   value-set test carries the tag ``full`` (``--full-tests``), unit tests run on request;
 - dbt's saved parse is kept per project version and reused by a new data directory, so its
-  first build does not parse the project from scratch.
+  first build does not parse the project from scratch;
+- a command running nodes parses first and runs on the parsed project, which Python's collector
+  leaves alone meanwhile (frozen) and again afterwards (unfrozen), and still writes dbt's
+  ``manifest.json`` and ``run_results.json``.
 
 The column_rules test runs in a throwaway dbt project on a scratch DuckDB file; the node
 counts are read from the project's parsed manifest; the parse cache is checked with two real
@@ -14,6 +17,7 @@ counts are read from the project's parsed manifest; the parse cache is checked w
 
 from __future__ import annotations
 
+import gc
 import json
 import shutil
 import textwrap
@@ -184,3 +188,25 @@ def test_the_parse_cache_key_changes_with_a_project_file(tmp_path: Path) -> None
     assert dbt_parse_cache.project_key(tmp_path, "grading") != before
     (tmp_path / "models" / "a.sql").write_text("SELECT 2")
     assert dbt_parse_cache.project_key(tmp_path, "target") != before
+
+
+@pytest.fixture(scope="module")
+def seeded(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The artefact folder of a data directory after one dbt command that runs a node (a seed)."""
+    data_dir = tmp_path_factory.mktemp("seeded")
+    synthesize("mimic-iv", data_dir, patients=1, seed=1)
+    invoke(data_dir, ["seed", "--select", "mimiciv_vitalsign_items"])
+    return artefact_dir(data_dir) / "target"
+
+
+def test_a_dbt_command_leaves_pythons_collector_unfrozen(seeded: Path) -> None:
+    """Frozen objects are never collected: a long-lived process (a campaign grading run after
+    run) would keep every parsed project it ever made."""
+    assert gc.get_freeze_count() == 0
+
+
+def test_a_dbt_command_writes_run_results_and_the_manifest(seeded: Path) -> None:
+    results = json.loads((seeded / "run_results.json").read_text())["results"]
+    assert [(r["unique_id"], r["status"]) for r in results] == [("seed.m4agent.mimiciv_vitalsign_items", "success")]
+    manifest = json.loads((seeded / "manifest.json").read_text())
+    assert manifest["nodes"]["model.m4agent.ref_sofa_24h"]["relation_name"].endswith('"reference"."ref_sofa_24h"')
