@@ -111,7 +111,7 @@ def invoke(data_dir: Path, args: Sequence[str], project_dir: Path | None = None,
 
     project = str(project_dir or PROJECT_ROOT)
     target_dir = artefact_dir(data_dir) / target
-    parse_key = dbt_parse_cache.project_key(Path(project), target)
+    parse_key = dbt_parse_cache.project_key(Path(project), target, _options(args, SHAPING_OPTIONS))
     dbt_parse_cache.restore(parse_key, target_dir)
     with _environment(data_dir, target):
         located = ["--project-dir", project, "--profiles-dir", project]
@@ -122,9 +122,9 @@ def invoke(data_dir: Path, args: Sequence[str], project_dir: Path | None = None,
                     # nothing on the terminal but the bar; the log file keeps dbt's usual detail
                     file_level = [] if "--log-level-file" in args else ["--log-level-file", "debug"]
                     result = _run(args, [*located, "--log-level", "none", *file_level], [on_event],
-                                  target_dir)
+                                  target_dir, parse_key)
             else:
-                result = _run(args, located, [], target_dir)
+                result = _run(args, located, [], target_dir, parse_key)
         finally:
             # dbt-duckdb keeps its DuckDB handle open after an in-process run; closed so that the
             # caller (and connections with other settings) can open the file
@@ -141,42 +141,60 @@ def invoke(data_dir: Path, args: Sequence[str], project_dir: Path | None = None,
 
 
 RUNS_NODES = frozenset({"build", "run", "test", "seed", "compile"})  # commands run on a parsed project
-# a command's options its parse shares: what dbt parses with, and how it logs
-PARSE_OPTIONS = frozenset({"--vars", "--target", "-t", "--log-level", "--log-level-file", "--log-format"})
-PARSE_FLAGS = frozenset({"--quiet", "-q"})
+SHAPING_OPTIONS = frozenset({"--vars", "--target", "-t"})  # options that change what dbt parses
+LOG_OPTIONS = frozenset({"--log-level", "--log-level-file", "--log-format"})
+LOG_FLAGS = frozenset({"--quiet", "-q"})
 
 
-def _run(args: Sequence[str], common: Sequence[str], callbacks: list, target_dir: Path) -> object:
+def _options(args: Sequence[str], names: frozenset[str]) -> list[str]:
+    """The options among ``names`` in ``args``, each with its value."""
+    return [option for i, arg in enumerate(args) if arg in names for option in args[i:i + 2]]
+
+
+def _run(args: Sequence[str], common: Sequence[str], callbacks: list, target_dir: Path,
+         parse_key: str) -> object:
     """dbt's result of ``args`` with the ``common`` options, through :func:`_run_parsed` when the
     command runs nodes."""
     from dbt.cli.main import dbtRunner
 
     if not args or args[0] not in RUNS_NODES:
         return dbtRunner(callbacks=callbacks).invoke([*args, *common])
-    return _run_parsed(args, common, callbacks, target_dir)
+    return _run_parsed(args, common, callbacks, target_dir, parse_key)
 
 
-def _run_parsed(args: Sequence[str], common: Sequence[str], callbacks: list, target_dir: Path) -> object:
+def _run_parsed(args: Sequence[str], common: Sequence[str], callbacks: list, target_dir: Path,
+                parse_key: str) -> object:
     """``dbt parse``, then the command ``args`` on the parsed project, which dbt keeps in memory for
     the whole command (about 1,000 nodes, hundreds of MB of Python objects).
 
-    Between the two steps the parsed project is frozen out of Python's garbage collector
-    (``gc.freeze``): it lives until the command ends, and otherwise each full collection walks all
-    of it again while dbt's threads wait (seconds per build). The parse writes ``manifest.json`` (the
-    project's nodes, their relations and tests); the command is run without dbt's JSON artefacts,
-    whose end-of-run manifest would re-serialise every node, and its ``run_results.json`` is written
-    here, as dbt writes it. ``--no-write-json`` in ``args`` leaves out both files.
+    Python's garbage collector leaves the parse alone: it is off while dbt parses, and the parsed
+    project is frozen out of it (``gc.freeze``) until the command ends. The project lives that long
+    anyway, and otherwise each full collection walks all of it again while dbt's threads wait
+    (seconds per build). The parse writes ``manifest.json`` (the project's nodes, their relations
+    and tests) unless the target folder's is current (``dbt_parse_cache``); the command is run
+    without dbt's JSON artefacts, whose end-of-run manifest would re-serialise every node, and its
+    ``run_results.json`` is written here, as dbt writes it. ``--no-write-json`` in ``args`` leaves
+    out both files.
     """
     from dbt.cli.main import dbtRunner
 
+    from m4agent import dbt_parse_cache
+
     writes_json = "--no-write-json" not in args
-    shared = [option for i, arg in enumerate(args) if arg in PARSE_OPTIONS for option in args[i:i + 2]]
-    shared += [arg for arg in args if arg in PARSE_FLAGS]
-    parsed = dbtRunner(callbacks=callbacks).invoke(
-        ["parse", *shared, *common, *(() if writes_json else ("--no-write-json",))])
+    writes_manifest = writes_json and not dbt_parse_cache.manifest_is_current(parse_key, target_dir)
+    shared = [*_options(args, SHAPING_OPTIONS | LOG_OPTIONS), *(arg for arg in args if arg in LOG_FLAGS)]
+    gc.disable()
+    try:
+        parsed = dbtRunner(callbacks=callbacks).invoke(
+            ["parse", *shared, *common, *(() if writes_manifest else ("--no-write-json",))])
+        gc.freeze()
+    finally:
+        gc.enable()
     if not parsed.success:
+        gc.unfreeze()
         return parsed
-    gc.freeze()
+    if writes_manifest:
+        dbt_parse_cache.stamp_manifest(parse_key, target_dir)
     try:
         result = dbtRunner(manifest=parsed.result, callbacks=callbacks).invoke(
             [*args, *common, *(("--no-write-json",) if writes_json else ())])

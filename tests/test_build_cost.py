@@ -7,18 +7,19 @@
 - dbt's saved parse is kept per project version and reused by a new data directory, so its
   first build does not parse the project from scratch;
 - a command running nodes parses first and runs on the parsed project, which Python's collector
-  leaves alone meanwhile (frozen) and again afterwards (unfrozen), and still writes dbt's
-  ``manifest.json`` and ``run_results.json``.
+  leaves alone meanwhile (frozen) and not afterwards (unfrozen); it writes ``run_results.json``,
+  and a new data directory gets the project version's ``manifest.json`` from the parse cache.
 
 The column_rules test runs in a throwaway dbt project on a scratch DuckDB file; the node
 counts are read from the project's parsed manifest; the parse cache is checked with two real
-`dbt parse` runs on two data directories.
+dbt runs (loading one seed) on two data directories.
 """
 
 from __future__ import annotations
 
 import gc
 import json
+import os
 import shutil
 import textwrap
 from pathlib import Path
@@ -131,10 +132,10 @@ def test_full_and_unit_tests_on_request_keep_absent_datasets_out() -> None:
 
 @pytest.fixture(scope="module")
 def parsed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict]:
-    """Two small data directories parsed one after the other with a fresh parse cache: (first's
-    artefacts, second's artefacts, the manifest)."""
+    """Two small data directories, each running one dbt command that loads a seed, one after the
+    other with a fresh parse cache: (first's artefacts, second's artefacts, the manifest)."""
     cache = tmp_path_factory.mktemp("parse_cache")
-    project = tmp_path_factory.mktemp("project")  # a snapshot: the checkout may change between the parses
+    project = tmp_path_factory.mktemp("project")  # a snapshot: the checkout may change between the runs
     for part in dbt_parse_cache.PROJECT_PARTS:
         source = PROJECT_ROOT / part
         if source.is_dir():
@@ -147,7 +148,7 @@ def parsed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict]:
         for name in ("first", "second"):
             data_dir = tmp_path_factory.mktemp(name)
             synthesize("mimic-iv", data_dir, patients=1, seed=1)
-            invoke(data_dir, ["parse"], project_dir=project)
+            invoke(data_dir, ["seed", "--select", "mimiciv_vitalsign_items"], project_dir=project)
             dirs.append(artefact_dir(data_dir))
     manifest = json.loads((dirs[1] / "target" / "manifest.json").read_text())
     return dirs[0], dirs[1], manifest
@@ -190,23 +191,36 @@ def test_the_parse_cache_key_changes_with_a_project_file(tmp_path: Path) -> None
     assert dbt_parse_cache.project_key(tmp_path, "target") != before
 
 
-@pytest.fixture(scope="module")
-def seeded(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The artefact folder of a data directory after one dbt command that runs a node (a seed)."""
-    data_dir = tmp_path_factory.mktemp("seeded")
-    synthesize("mimic-iv", data_dir, patients=1, seed=1)
-    invoke(data_dir, ["seed", "--select", "mimiciv_vitalsign_items"])
-    return artefact_dir(data_dir) / "target"
-
-
-def test_a_dbt_command_leaves_pythons_collector_unfrozen(seeded: Path) -> None:
+def test_a_dbt_command_leaves_pythons_collector_unfrozen(parsed: tuple[Path, Path, dict]) -> None:
     """Frozen objects are never collected: a long-lived process (a campaign grading run after
     run) would keep every parsed project it ever made."""
     assert gc.get_freeze_count() == 0
 
 
-def test_a_dbt_command_writes_run_results_and_the_manifest(seeded: Path) -> None:
-    results = json.loads((seeded / "run_results.json").read_text())["results"]
-    assert [(r["unique_id"], r["status"]) for r in results] == [("seed.m4agent.mimiciv_vitalsign_items", "success")]
-    manifest = json.loads((seeded / "manifest.json").read_text())
+def test_a_dbt_command_writes_its_run_results(parsed: tuple[Path, Path, dict]) -> None:
+    for artefacts in parsed[:2]:
+        results = json.loads((artefacts / "target" / "run_results.json").read_text())["results"]
+        assert [(r["unique_id"], r["status"]) for r in results] == [("seed.m4agent.mimiciv_vitalsign_items", "success")]
+
+
+def test_a_new_data_directory_gets_the_saved_manifest_instead_of_writing_one(parsed: tuple[Path, Path, dict]) -> None:
+    first, second, manifest = parsed
+    written = json.loads((first / "target" / "manifest.json").read_text())
+    assert manifest["metadata"]["invocation_id"] == written["metadata"]["invocation_id"]  # a copy, not a rewrite
     assert manifest["nodes"]["model.m4agent.ref_sofa_24h"]["relation_name"].endswith('"reference"."ref_sofa_24h"')
+
+
+def test_a_manifest_rewritten_after_its_stamp_is_not_current(tmp_path: Path) -> None:
+    (tmp_path / "manifest.json").write_text("{}")
+    dbt_parse_cache.stamp_manifest("k1", tmp_path)
+    assert dbt_parse_cache.manifest_is_current("k1", tmp_path)
+    assert not dbt_parse_cache.manifest_is_current("k2", tmp_path)
+    stamped = (tmp_path / "manifest.json").stat().st_mtime_ns
+    os.utime(tmp_path / "manifest.json", ns=(stamped + 10**9, stamped + 10**9))  # dbt run by hand wrote it again
+    assert not dbt_parse_cache.manifest_is_current("k1", tmp_path)
+
+
+def test_the_parse_cache_key_changes_with_the_vars(tmp_path: Path) -> None:
+    (tmp_path / "dbt_project.yml").write_text("name: x\n")
+    plain = dbt_parse_cache.project_key(tmp_path, "target")
+    assert dbt_parse_cache.project_key(tmp_path, "target", ["--vars", '{"m4_grading": true}']) != plain

@@ -34,4 +34,3 @@ used_inputevents AS (
 )
 
 SELECT * FROM used_inputevents
-ORDER BY itemid, stay_id, starttime

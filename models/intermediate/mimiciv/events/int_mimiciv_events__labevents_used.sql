@@ -3,7 +3,7 @@
 -- mimiciv_lab_items (every lab a concept reads: the panels, blood differential, blood
 -- gases, and creatinine for KDIGO), with the columns concepts read. Every concept reads
 -- labs from here, never from the staging view, so the source table (158 M rows in
--- MIMIC-IV 3.1) is scanned once per build. Stored in item order (see chartevents_used).
+-- MIMIC-IV 3.1) is scanned once per build.
 WITH used_items AS (
 
     SELECT DISTINCT itemid FROM {{ ref('mimiciv_lab_items') }}
@@ -27,4 +27,3 @@ used_labevents AS (
 )
 
 SELECT * FROM used_labevents
-ORDER BY itemid, subject_id, charttime

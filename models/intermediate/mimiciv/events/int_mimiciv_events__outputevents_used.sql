@@ -22,4 +22,3 @@ used_outputevents AS (
 )
 
 SELECT * FROM used_outputevents
-ORDER BY itemid, stay_id, charttime

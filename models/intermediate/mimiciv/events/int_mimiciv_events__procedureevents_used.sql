@@ -27,4 +27,3 @@ used_procedureevents AS (
 )
 
 SELECT * FROM used_procedureevents
-ORDER BY itemid, stay_id, starttime
