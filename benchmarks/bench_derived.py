@@ -19,6 +19,10 @@ MIMIC-IV's). Each side gets its own copy of both databases and runs as one subpr
 - ``ours``: the ``m4agent reference build --data-dir COPY`` command line, default options
   (its data tests included), exactly as a user types it after ``m4agent data synth``.
 
+``--repeat N`` runs each side N times per size, alternating which side runs first, and reports
+the median time and peak memory of each side (wall times on a shared machine vary by a third
+from run to run, the original's as much as ours).
+
 Seconds are the subprocess's wall time (Python's start and imports included on both
 sides); peak memory is that subprocess's own maximum resident set (``wait4``'s rusage), so
 each side is measured alone. Both sides use DuckDB's defaults and ours its profile's
@@ -49,6 +53,7 @@ import json
 import math
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -273,28 +278,20 @@ def _bench_size(stays_target: int, args: argparse.Namespace, stays_per_patient: 
           f"{synth['chartevents']:,} chartevents (+ eICU, {args.eicu_patients} patients; synthesised in "
           f"{synth['seconds']:.0f} s); {_load()}", flush=True)
     row = {"target": stays_target, "stays": synth["stays"], "chartevents": synth["chartevents"]}
-    order = ["ours", "original"] if args.ours_first else ["original", "ours"]
+    first = ["ours", "original"] if args.ours_first else ["original", "ours"]
     details: dict[str, dict] = {}
-    for side in order:
-        copy = _copy(source, size_dir / side)
-        if side == "original":
-            seconds, peak, detail = _child("original", str(copy))
-            top = sorted(detail["ground_truth_seconds"].items(), key=lambda item: item[1], reverse=True)[:3]
-            print(f"   original: {seconds:6.1f} s, peak {peak:6.0f} MiB ({_load()}); materialize_all "
-                  f"{detail['derived_seconds']:.1f} s ({detail['derived_tables']} tables), 17 ground truths "
-                  f"{sum(detail['ground_truth_seconds'].values()):.1f} s (slowest: "
-                  + ", ".join(f"{name} {secs:.1f} s" for name, secs in top) + ")", flush=True)
-        else:
-            seconds, peak, detail = _ours(copy, args.ours_args)
-            kinds = ", ".join(f"{count} {kind}" for kind, count in sorted(detail.get("kinds", {}).items()))
-            print(f"   ours:     {seconds:6.1f} s, peak {peak:6.0f} MiB ({_load()}); {detail.get('nodes', 0)} "
-                  f"nodes ({kinds}), first node start to last node end {detail.get('window', 0):.1f} s, so "
-                  f"{seconds - detail.get('window', 0):.1f} s before and after them (start, parse, compile, "
-                  "summary); slowest: "
-                  + ", ".join(f"{name} {secs:.1f} s" for name, secs in detail.get("slowest", [])[:3]), flush=True)
-        row[side] = {"seconds": seconds, "peak_mib": peak, "load": os.getloadavg()[0]}
-        details[side] = detail
-        shutil.rmtree(copy)
+    runs: dict[str, list[tuple[float, float]]] = {"original": [], "ours": []}
+    for repeat in range(args.repeat):
+        for side in (first if repeat % 2 == 0 else first[::-1]):  # alternate who runs first
+            seconds, peak = _bench_side(side, source, size_dir, args, details)
+            runs[side].append((seconds, peak))
+    for side, measured in runs.items():
+        row[side] = {"seconds": statistics.median(s for s, _ in measured),
+                     "peak_mib": statistics.median(p for _, p in measured),
+                     "load": os.getloadavg()[0], "runs": measured}
+    if args.repeat > 1:
+        print("   medians of " + str(args.repeat) + ": " + ", ".join(
+            f"{side} {row[side]['seconds']:.1f} s, {row[side]['peak_mib']:.0f} MiB" for side in runs), flush=True)
     if args.per_model:
         print("   where ours spends more than the original (one node at a time), seconds:\n"
               f"   {'model':55} {'original':>8} {'ours':>7} {'excess':>7}")
@@ -306,6 +303,31 @@ def _bench_size(stays_target: int, args: argparse.Namespace, stays_per_patient: 
     if not args.keep:
         shutil.rmtree(size_dir)
     return row
+
+
+def _bench_side(side: str, source: Path, size_dir: Path, args: argparse.Namespace,
+                details: dict[str, dict]) -> tuple[float, float]:
+    """One run of one side on its own copy of ``source``: (seconds, peak MiB); prints its line and
+    keeps its details in ``details[side]``."""
+    copy = _copy(source, size_dir / side)
+    if side == "original":
+        seconds, peak, detail = _child("original", str(copy))
+        top = sorted(detail["ground_truth_seconds"].items(), key=lambda item: item[1], reverse=True)[:3]
+        print(f"   original: {seconds:6.1f} s, peak {peak:6.0f} MiB ({_load()}); materialize_all "
+              f"{detail['derived_seconds']:.1f} s ({detail['derived_tables']} tables), 17 ground truths "
+              f"{sum(detail['ground_truth_seconds'].values()):.1f} s (slowest: "
+              + ", ".join(f"{name} {secs:.1f} s" for name, secs in top) + ")", flush=True)
+    else:
+        seconds, peak, detail = _ours(copy, args.ours_args)
+        kinds = ", ".join(f"{count} {kind}" for kind, count in sorted(detail.get("kinds", {}).items()))
+        print(f"   ours:     {seconds:6.1f} s, peak {peak:6.0f} MiB ({_load()}); {detail.get('nodes', 0)} "
+              f"nodes ({kinds}), first node start to last node end {detail.get('window', 0):.1f} s, so "
+              f"{seconds - detail.get('window', 0):.1f} s before and after them (start, parse, compile, "
+              "summary); slowest: "
+              + ", ".join(f"{name} {secs:.1f} s" for name, secs in detail.get("slowest", [])[:3]), flush=True)
+    details[side] = detail
+    shutil.rmtree(copy)
+    return seconds, peak
 
 
 def _fit(xs: list[float], ys: list[float]) -> tuple[float, float]:
@@ -357,6 +379,8 @@ def main() -> None:
     parser.add_argument("--per-model", action="store_true",
                         help="ours with --threads 1, and the models costing most over the original's per-table times")
     parser.add_argument("--ours-first", action="store_true", help="run ours before the original at each size")
+    parser.add_argument("--repeat", type=int, default=1,
+                        help="runs of each side per size, alternating which runs first; medians are reported")
     parser.add_argument("--no-warm-up", action="store_true",
                         help="skip the warm-up build (the first size then pays dbt's parse if never saved)")
     parser.add_argument("--work", type=Path, default=None, help="scratch folder (default: a temporary one)")
