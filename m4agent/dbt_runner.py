@@ -104,7 +104,8 @@ def invoke(data_dir: Path, args: Sequence[str], project_dir: Path | None = None,
     Ctrl-C during the run raises ``KeyboardInterrupt`` (dbt reports it as a failure otherwise).
 
     A command that runs nodes (``RUNS_NODES``) runs in two steps, ``dbt parse`` and then the
-    command on the parsed project (:func:`_run_parsed`); it writes the same artefacts.
+    command on the parsed project (:func:`_run_parsed`); of dbt's JSON artefacts it leaves
+    ``manifest.json`` (written once per project version) and ``run_results.json``.
     """
     from m4agent import dbt_parse_cache
     from m4agent import progress as shown
@@ -165,7 +166,7 @@ def _run(args: Sequence[str], common: Sequence[str], callbacks: list, target_dir
 def _run_parsed(args: Sequence[str], common: Sequence[str], callbacks: list, target_dir: Path,
                 parse_key: str) -> object:
     """``dbt parse``, then the command ``args`` on the parsed project, which dbt keeps in memory for
-    the whole command (about 1,000 nodes, hundreds of MB of Python objects).
+    the whole command (about 1,000 nodes, some hundred MB of Python objects).
 
     Python's garbage collector leaves the parse alone: it is off while dbt parses, and the parsed
     project is frozen out of it (``gc.freeze``) until the command ends. The project lives that long
@@ -193,7 +194,7 @@ def _run_parsed(args: Sequence[str], common: Sequence[str], callbacks: list, tar
     if not parsed.success:
         gc.unfreeze()
         return parsed
-    if writes_manifest:
+    if writes_manifest and (target_dir / dbt_parse_cache.MANIFEST_FILE).exists():
         dbt_parse_cache.stamp_manifest(parse_key, target_dir)
     try:
         result = dbtRunner(manifest=parsed.result, callbacks=callbacks).invoke(
