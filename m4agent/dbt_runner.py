@@ -189,17 +189,15 @@ def _run_parsed(args: Sequence[str], common: Sequence[str], callbacks: list, tar
         parsed = dbtRunner(callbacks=callbacks).invoke(
             ["parse", *shared, *common, *(() if writes_manifest else ("--no-write-json",))])
         gc.freeze()
-    finally:
         gc.enable()
-    if not parsed.success:
-        gc.unfreeze()
-        return parsed
-    if writes_manifest and (target_dir / dbt_parse_cache.MANIFEST_FILE).exists():
-        dbt_parse_cache.stamp_manifest(parse_key, target_dir)
-    try:
+        if not parsed.success:
+            return parsed
+        if writes_manifest and (target_dir / dbt_parse_cache.MANIFEST_FILE).exists():
+            dbt_parse_cache.stamp_manifest(parse_key, target_dir)
         result = dbtRunner(manifest=parsed.result, callbacks=callbacks).invoke(
             [*args, *common, *(("--no-write-json",) if writes_json else ())])
     finally:
+        gc.enable()
         gc.unfreeze()
     if writes_json and hasattr(result.result, "write"):
         result.result.write(str(target_dir / "run_results.json"))
