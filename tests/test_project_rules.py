@@ -76,13 +76,21 @@ def test_model_prefix_matches_layer(manifest: dict) -> None:
     assert wrong == []
 
 
+def _is_key_test(node: dict) -> bool:
+    """A primary-key test: dbt's unique, (dbt_utils') unique_combination_of_columns, or our
+    column_rules with a key (macros/tests/test_column_rules.sql)."""
+    if node["resource_type"] != "test":
+        return False
+    metadata = node.get("test_metadata") or {}
+    name = metadata.get("name", "")
+    return (name in {"unique", "unique_combination_of_columns", "dbt_utils.unique_combination_of_columns"}
+            or (name == "column_rules" and bool(metadata.get("kwargs", {}).get("key"))))
+
+
 def test_every_model_has_a_primary_key_test(manifest: dict) -> None:
     tested: set[str] = set()
     for node in manifest["nodes"].values():
-        if node["resource_type"] != "test":
-            continue
-        name = node.get("test_metadata", {}).get("name", "")
-        if name in {"unique", "unique_combination_of_columns", "dbt_utils.unique_combination_of_columns"}:
+        if _is_key_test(node):
             tested.update(d for d in node["depends_on"]["nodes"] if d.startswith("model."))
     exempt = _exceptions("fct_missing_primary_key_tests")
     missing = [
@@ -120,9 +128,7 @@ def _key_tests(manifest: dict) -> dict[str, list[str]]:
     """Model name -> the severities of its uniqueness (primary-key) tests."""
     severities: dict[str, list[str]] = {}
     for node in manifest["nodes"].values():
-        if node["resource_type"] != "test":
-            continue
-        if node.get("test_metadata", {}).get("name", "") not in {"unique", "unique_combination_of_columns"}:
+        if not _is_key_test(node):
             continue
         for dependency in node["depends_on"]["nodes"]:
             if dependency.startswith("model.m4agent."):

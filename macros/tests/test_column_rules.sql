@@ -1,26 +1,42 @@
-{#- Every column rule of a model in one query (issue 28): one scan of the model counts, for each
-    listed column, the rows breaking each of its rules, and the test fails with one row per broken
-    rule (column_name, rule, failing_rows); dbt counts failing_rows, so a warning or failure says how
-    many rows broke a rule. Declared once per model (and severity) instead of one dbt test per rule,
-    which made a build run hundreds of tiny queries. The rules are dbt's, written as in a column's
-    data_tests list:
+{#- Every rule of a model in one query (issue 28): its columns' rules, its key and its cohort. The
+    test fails with one row per broken rule (column_name, rule, failing_rows); dbt counts
+    failing_rows, so a warning or failure says how many rows broke a rule. Declared once per model
+    (and severity) instead of one dbt test per rule, which made a build run hundreds of tiny
+    queries. The column rules are written as in a column's data_tests list:
 
       - column_rules:
           arguments:
+            key: [stay_id]
+            cohort: ref('stg_mimiciv_icu__icustays')
             columns:
               stay_id: [not_null]
-              sofa: [not_null, {accepted_range: {min_value: 0, max_value: 24}}]
+              sofa: [not_null, {accepted_range: {min_value: 0, max_value: 24}}, {equals_sum: [a, b]}]
               status: [{accepted_values: {values: [a, b]}}]
 
-    not_null: the value is present. accepted_range: every non-NULL value lies within
-    [min_value, max_value] (either bound may be omitted; inclusive: false makes both strict).
-    accepted_values: every non-NULL value is one of values (text quoted, numbers as they are).
-    NULLs pass the last two, as in dbt's own tests: combine with not_null where a value is
-    required. -#}
-{% test column_rules(model, columns) %}
+    Column rules:
+    - not_null: the value is present.
+    - accepted_range: every non-NULL value lies within [min_value, max_value] (either bound may be
+      omitted; inclusive: false makes both strict).
+    - accepted_values: every non-NULL value is one of values (text quoted, numbers as they are).
+    - equals_sum: a total equals the sum of the listed component columns, a missing (NULL) component
+      counting as 0, on every row where the total is present (a row whose components are all NULL
+      breaks it unless its total is 0).
+    NULLs pass accepted_range, accepted_values and equals_sum, as in dbt's own tests: combine with
+    not_null where a value is required.
+
+    Model rules:
+    - key: the listed columns identify a row; the rows whose combination of values occurs more than
+      once break it (NULLs compare equal, as in GROUP BY). A model's primary-key test.
+    - cohort (needs key): every row of the cohort relation has a row in the model, matched on the
+      key's columns (named alike in both); the cohort rows without one break it. With key, every
+      cohort row has exactly one. -#}
+{% test column_rules(model, columns={}, key=[], cohort=none) %}
 
 {{ config(fail_calc='COALESCE(SUM(failing_rows), 0)') }}
 
+{%- if cohort is not none and not key -%}
+    {{ exceptions.raise_compiler_error("column_rules: cohort needs key (the columns matching the cohort's rows)") }}
+{%- endif -%}
 {%- set checks = [] -%}
 {%- for column_name, rules in columns.items() -%}
     {%- for rule in rules -%}
@@ -51,14 +67,32 @@
             {%- endfor -%}
             {%- set broken = column_name ~ ' IS NOT NULL AND ' ~ column_name ~ ' NOT IN (' ~ (literals | join(', ')) ~ ')' -%}
             {%- set label = 'accepted_values ' ~ (literals | join(', ')) -%}
+        {%- elif name == 'equals_sum' -%}
+            {%- if args is string or not args -%}
+                {{ exceptions.raise_compiler_error("column_rules: equals_sum on " ~ column_name ~ " needs a list of component columns") }}
+            {%- endif -%}
+            {%- set terms = [] -%}
+            {%- for component in args -%}
+                {%- do terms.append('COALESCE(' ~ component ~ ', 0)') -%}
+            {%- endfor -%}
+            {%- set broken = column_name ~ ' IS NOT NULL AND ' ~ column_name ~ ' <> (' ~ (terms | join(' + ')) ~ ')' -%}
+            {%- set label = 'equals_sum ' ~ (args | join(' + ')) -%}
         {%- else -%}
-            {{ exceptions.raise_compiler_error("column_rules: unknown rule " ~ name ~ " on " ~ column_name ~ " (not_null, accepted_range or accepted_values)") }}
+            {{ exceptions.raise_compiler_error("column_rules: unknown rule " ~ name ~ " on " ~ column_name ~ " (not_null, accepted_range, accepted_values or equals_sum)") }}
         {%- endif -%}
         {%- do checks.append({'column': column_name, 'label': label, 'broken': broken}) -%}
     {%- endfor -%}
-{%- endfor %}
+{%- endfor -%}
+{%- if not checks and not key -%}
+    {{ exceptions.raise_compiler_error("column_rules: nothing to check (give columns, key or both)") }}
+{%- endif -%}
+{%- set key_columns = key | join(', ') -%}
+{%- set broken_rules = [] -%}
 
-WITH rule_counts AS (
+WITH
+{%- if checks %}
+
+rule_counts AS (
 
     SELECT
         {%- for check in checks %}
@@ -67,17 +101,48 @@ WITH rule_counts AS (
     FROM {{ model }}
 
 ),
+{%- for check in checks %}
+{%- do broken_rules.append("SELECT '" ~ check.column ~ "' AS column_name, '" ~ (check.label | replace("'", "''"))
+    ~ "' AS rule, COALESCE(rule_" ~ loop.index ~ ", 0) AS failing_rows FROM rule_counts") %}
+{%- endfor %}
+{%- endif %}
+{%- if key %}
+
+key_counts AS (
+
+    SELECT COUNT(*) AS n_rows
+    FROM {{ model }}
+    GROUP BY {{ key_columns }}
+
+),
+{%- do broken_rules.append("SELECT '" ~ key_columns ~ "' AS column_name, 'key' AS rule, "
+    ~ "COALESCE(SUM(n_rows), 0) AS failing_rows FROM key_counts WHERE n_rows > 1") %}
+{%- endif %}
+{%- if cohort is not none %}
+
+model_keys AS (
+
+    SELECT DISTINCT {{ key_columns }}, 1 AS present
+    FROM {{ model }}
+
+),
+
+cohort_gaps AS (
+
+    SELECT COUNT(*) AS n_rows
+    FROM {{ cohort }} AS cohort
+    LEFT JOIN model_keys
+        ON {% for column in key %}cohort.{{ column }} = model_keys.{{ column }}{{ ' AND ' if not loop.last }}{% endfor %}
+    WHERE model_keys.present IS NULL
+
+),
+{%- do broken_rules.append("SELECT '" ~ key_columns ~ "' AS column_name, 'cohort " ~ (cohort.identifier or cohort)
+    ~ "' AS rule, n_rows AS failing_rows FROM cohort_gaps") %}
+{%- endif %}
 
 broken_rules AS (
 
-    {%- for check in checks %}
-    SELECT
-        '{{ check.column }}' AS column_name,
-        '{{ check.label | replace("'", "''") }}' AS rule,
-        COALESCE(rule_{{ loop.index }}, 0) AS failing_rows
-    FROM rule_counts
-    {{ 'UNION ALL' if not loop.last }}
-    {%- endfor %}
+    {{ broken_rules | join('\n    UNION ALL\n    ') }}
 
 )
 
