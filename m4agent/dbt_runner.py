@@ -235,14 +235,15 @@ def data_quality_findings(data_dir: Path) -> list[DataQualityFinding]:
     results_path = target / "run_results.json"
     if not results_path.exists():
         return []
-    results = json.loads(results_path.read_text()).get("results", [])
+    flagged = [result for result in json.loads(results_path.read_text()).get("results", [])
+               if result.get("unique_id", "").startswith("test.") and result.get("status") in ("warn", "fail", "error")]
+    if not flagged:  # the usual case: no need to read the manifest (megabytes of JSON)
+        return []
     manifest_path = target / "manifest.json"
     nodes = json.loads(manifest_path.read_text()).get("nodes", {}) if manifest_path.exists() else {}
     findings = []
-    for result in results:
-        unique_id = result.get("unique_id", "")
-        if not unique_id.startswith("test.") or result.get("status") not in ("warn", "fail", "error"):
-            continue
+    for result in flagged:
+        unique_id = result["unique_id"]
         node = nodes.get(unique_id, {})
         attached = node.get("attached_node") or next(iter(node.get("depends_on", {}).get("nodes", [])), "")
         name = node.get("name") or unique_id.split(".")[2]
