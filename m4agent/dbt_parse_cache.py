@@ -126,9 +126,7 @@ def load_parsed(key: str) -> object | None:
     read has another value now (dbt's saved parse is re-parsed then too)."""
     try:
         parsed = pickle.loads((cache_root() / key / PARSED_FILE).read_bytes())
-    except FileNotFoundError:
-        return None
-    except Exception:  # noqa: BLE001 - any unreadable entry means: parse again
+    except Exception:  # noqa: BLE001 - none, or unreadable: parse again
         return None
     read = getattr(parsed, "env_vars", None)
     if not isinstance(read, dict) or any(os.environ.get(name) != value for name, value in read.items()):
@@ -136,13 +134,20 @@ def load_parsed(key: str) -> object | None:
     return parsed
 
 
-def save_parsed(key: str, parsed: object) -> None:
-    """Keep the parsed project of the project version ``key``, as it is before a command runs on it."""
+def save_parsed(key: str, parsed: object) -> bool:
+    """Keep the parsed project of the project version ``key``, as it is before a command runs on it;
+    False when it cannot be kept (a cache folder not writable, a project that does not pickle): the
+    next run then parses, as it would without this cache."""
     target = cache_root() / key / PARSED_FILE
-    target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
-    partial.write_bytes(pickle.dumps(parsed, protocol=pickle.HIGHEST_PROTOCOL))
-    partial.replace(target)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial.write_bytes(pickle.dumps(parsed, protocol=pickle.HIGHEST_PROTOCOL))
+        partial.replace(target)
+    except (OSError, pickle.PicklingError, TypeError, AttributeError):
+        partial.unlink(missing_ok=True)
+        return False
+    return True
 
 
 def stamp_manifest(key: str, folder: Path) -> None:

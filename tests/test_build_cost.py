@@ -264,3 +264,11 @@ def test_a_kept_parsed_project_is_not_used_when_a_variable_it_read_changed(
     assert dbt_parse_cache.load_parsed("probe") is not None
     monkeypatch.setenv("M4AGENT_PROBE_VARIABLE", "changed since")
     assert dbt_parse_cache.load_parsed("probe") is None
+
+
+def test_a_parsed_project_that_cannot_be_kept_leaves_no_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The cache is an optimisation: a project that does not pickle is simply parsed again next time."""
+    monkeypatch.setenv("M4AGENT_CACHE_DIR", str(tmp_path))
+    assert not dbt_parse_cache.save_parsed("probe", lambda: None)  # a lambda does not pickle
+    assert list((tmp_path / "dbt-parse" / "probe").iterdir()) == []
+    assert dbt_parse_cache.load_parsed("probe") is None
