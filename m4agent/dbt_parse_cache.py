@@ -40,7 +40,7 @@ import hashlib
 import os
 import pickle
 import shutil
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 PARSE_FILE = "partial_parse.msgpack"
@@ -138,14 +138,10 @@ def save_parsed(key: str, parsed: object) -> bool:
     """Keep the parsed project of the project version ``key``, as it is before a command runs on it;
     False when it cannot be kept (a cache folder not writable, a project that does not pickle): the
     next run then parses, as it would without this cache."""
-    target = cache_root() / key / PARSED_FILE
-    partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        partial.write_bytes(pickle.dumps(parsed, protocol=pickle.HIGHEST_PROTOCOL))
-        partial.replace(target)
+        _write_through_partial(cache_root() / key / PARSED_FILE,
+                               lambda partial: partial.write_bytes(pickle.dumps(parsed, protocol=pickle.HIGHEST_PROTOCOL)))
     except (OSError, pickle.PicklingError, TypeError, AttributeError):
-        partial.unlink(missing_ok=True)
         return False
     return True
 
@@ -157,11 +153,21 @@ def stamp_manifest(key: str, folder: Path) -> None:
 
 
 def _copy(source: Path, target: Path) -> None:
-    """Copy ``source`` over ``target`` through a partial file, so a reader never sees half a file."""
+    """Copy ``source`` over ``target`` (through a partial file)."""
+    _write_through_partial(target, lambda partial: shutil.copyfile(source, partial))
+
+
+def _write_through_partial(target: Path, write: Callable[[Path], object]) -> None:
+    """Write ``target`` by ``write``-ing a partial file beside it and renaming that into place, so a
+    reader never sees half a file; a failed write leaves no partial file."""
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
-    shutil.copyfile(source, partial)
-    partial.replace(target)
+    try:
+        write(partial)
+        partial.replace(target)
+    except BaseException:
+        partial.unlink(missing_ok=True)
+        raise
 
 
 def _prune(root: Path) -> None:

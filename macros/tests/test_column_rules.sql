@@ -102,8 +102,7 @@ rule_counts AS (
 
 ),
 {%- for check in checks %}
-{%- do broken_rules.append("SELECT '" ~ check.column ~ "' AS column_name, '" ~ (check.label | replace("'", "''"))
-    ~ "' AS rule, COALESCE(rule_" ~ loop.index ~ ", 0) AS failing_rows FROM rule_counts") %}
+{%- do broken_rules.append(column_rules_row(check.column, check.label, 'COALESCE(rule_' ~ loop.index ~ ', 0)', 'rule_counts')) %}
 {%- endfor %}
 {%- endif %}
 {%- if key %}
@@ -115,8 +114,7 @@ key_counts AS (
     GROUP BY {{ key_columns }}
 
 ),
-{%- do broken_rules.append("SELECT '" ~ key_columns ~ "' AS column_name, 'key' AS rule, "
-    ~ "COALESCE(SUM(n_rows), 0) AS failing_rows FROM key_counts WHERE n_rows > 1") %}
+{%- do broken_rules.append(column_rules_row(key_columns, 'key', 'COALESCE(SUM(n_rows), 0)', 'key_counts WHERE n_rows > 1')) %}
 {%- endif %}
 {%- if cohort is not none %}
 
@@ -136,8 +134,7 @@ cohort_gaps AS (
     WHERE model_keys.present IS NULL
 
 ),
-{%- do broken_rules.append("SELECT '" ~ key_columns ~ "' AS column_name, 'cohort " ~ (cohort.identifier or cohort)
-    ~ "' AS rule, n_rows AS failing_rows FROM cohort_gaps") %}
+{%- do broken_rules.append(column_rules_row(key_columns, 'cohort ' ~ (cohort.identifier or cohort), 'n_rows', 'cohort_gaps')) %}
 {%- endif %}
 
 broken_rules AS (
@@ -151,3 +148,9 @@ FROM broken_rules
 WHERE failing_rows > 0
 
 {% endtest %}
+
+{#- One row of column_rules' result: the rule broken on `column_name` and its count of failing rows
+    (the SQL expression `failing_rows`, read from `source`); names and rule quoted as text. -#}
+{% macro column_rules_row(column_name, rule, failing_rows, source) -%}
+SELECT '{{ column_name | replace("'", "''") }}' AS column_name, '{{ rule | replace("'", "''") }}' AS rule, {{ failing_rows }} AS failing_rows FROM {{ source }}
+{%- endmacro %}
