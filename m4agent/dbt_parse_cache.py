@@ -21,15 +21,6 @@ beside the saved parse and copied into a new target folder with it; a stamp besi
 (``manifest.json.key``: the key and the file's modification time) says which project version it
 describes, and while it is current a run does not write it again (``manifest_is_current``).
 
-dbt's own saved parse still costs a second a run: dbt reads it back (about 0.7 s of
-deserialising) and checks every file against it. So the entry also keeps the parsed project
-itself, as dbt builds it in memory (``parsed.pickle``, written by ``save_parsed`` right after a
-parse); ``load_parsed`` hands it to the next run, which then skips dbt's parse (0.1 s). It is
-trusted as the saved parse is: the key covers the project's files, the dbt version, the kind of
-run and the options that shape a parse, and an environment variable the parse read must still
-have the value it had. Like dbt's saved parse, it is a file of this user's cache, read by this
-user's runs only.
-
 The cache folder is ``$M4AGENT_CACHE_DIR/dbt-parse`` (default ``~/.cache/m4agent``, or under
 ``$XDG_CACHE_HOME``); the newest ``KEEP`` entries are kept.
 """
@@ -38,15 +29,13 @@ from __future__ import annotations
 
 import hashlib
 import os
-import pickle
 import shutil
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 PARSE_FILE = "partial_parse.msgpack"
 MANIFEST_FILE = "manifest.json"
 MANIFEST_STAMP = "manifest.json.key"  # which key's parse wrote manifest.json, and when
-PARSED_FILE = "parsed.pickle"  # the parsed project itself (dbt's Manifest object)
 KEEP = 6  # cache entries kept (one per project version and kind of run)
 # what dbt parses: the project's own folders and files (dbt_project.yml names them)
 PROJECT_PARTS = ("dbt_project.yml", "profiles.yml", "selectors.yml", "packages.yml",
@@ -120,32 +109,6 @@ def manifest_is_current(key: str, folder: Path) -> bool:
     return stamp.read_text().split() == [key, str(manifest.stat().st_mtime_ns)]
 
 
-def load_parsed(key: str) -> object | None:
-    """The parsed project kept for the project version ``key`` (``save_parsed``); None when there is
-    none, it does not load (written by another dbt or Python), or an environment variable the parse
-    read has another value now (dbt's saved parse is re-parsed then too)."""
-    try:
-        parsed = pickle.loads((cache_root() / key / PARSED_FILE).read_bytes())
-    except Exception:  # noqa: BLE001 - none, or unreadable: parse again
-        return None
-    read = getattr(parsed, "env_vars", None)
-    if not isinstance(read, dict) or any(os.environ.get(name) != value for name, value in read.items()):
-        return None
-    return parsed
-
-
-def save_parsed(key: str, parsed: object) -> bool:
-    """Keep the parsed project of the project version ``key``, as it is before a command runs on it;
-    False when it cannot be kept (a cache folder not writable, a project that does not pickle): the
-    next run then parses, as it would without this cache."""
-    try:
-        _write_through_partial(cache_root() / key / PARSED_FILE,
-                               lambda partial: partial.write_bytes(pickle.dumps(parsed, protocol=pickle.HIGHEST_PROTOCOL)))
-    except (OSError, pickle.PicklingError, TypeError, AttributeError):
-        return False
-    return True
-
-
 def stamp_manifest(key: str, folder: Path) -> None:
     """Record that ``folder/manifest.json``, as it is now, describes the project version ``key``."""
     mtime = (folder / MANIFEST_FILE).stat().st_mtime_ns
@@ -153,21 +116,11 @@ def stamp_manifest(key: str, folder: Path) -> None:
 
 
 def _copy(source: Path, target: Path) -> None:
-    """Copy ``source`` over ``target`` (through a partial file)."""
-    _write_through_partial(target, lambda partial: shutil.copyfile(source, partial))
-
-
-def _write_through_partial(target: Path, write: Callable[[Path], object]) -> None:
-    """Write ``target`` by ``write``-ing a partial file beside it and renaming that into place, so a
-    reader never sees half a file; a failed write leaves no partial file."""
+    """Copy ``source`` over ``target`` through a partial file, so a reader never sees half a file."""
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
-    try:
-        write(partial)
-        partial.replace(target)
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
+    shutil.copyfile(source, partial)
+    partial.replace(target)
 
 
 def _prune(root: Path) -> None:
