@@ -24,11 +24,13 @@ WITH heart_rate_bounds AS (
 urine_intervals AS (
 
     -- minutes covered by each measurement: since the previous one, or since the first
-    -- heart rate for the stay's first measurement
+    -- heart rate for the stay's first measurement; and its time on the stay's clock
+    -- (microseconds since that heart rate), which orders the windows below
     SELECT
         hr.stay_id,
         uo.charttime,
         uo.urineoutput,
+        {{ dbt.datediff('hr.intime_hr', 'uo.charttime', 'microsecond') }} AS microseconds_since_hr,
         {{ dbt.datediff(
             "COALESCE(LAG(uo.charttime) OVER (PARTITION BY hr.stay_id ORDER BY uo.charttime NULLS FIRST), hr.intime_hr)",
             "uo.charttime", "microsecond") }} / 60000000.0 AS tm_since_last_uo
@@ -40,30 +42,28 @@ urine_intervals AS (
 
 urine_windows AS (
 
-    -- For each measurement, the measurements of the same stay up to 23 hours earlier
-    -- (5 and 11 hours for the 6- and 12-hour sums: a measurement covers the hour before
-    -- it). As in mimic-code, uo is the sum of the DISTINCT volumes charted at this time.
+    -- For each measurement, the sums over the measurements of the same stay up to 23 hours
+    -- earlier (5 and 11 hours for the 6- and 12-hour sums: a measurement covers the hour
+    -- before it), bounds included. mimic-code joins the measurements to themselves and
+    -- groups by stay and charttime; urine_output has one row per stay and charttime (its
+    -- tested key), so each group is this row and its window, and uo (mimic-code: the sum
+    -- of the DISTINCT volumes charted then) is this row's volume.
     SELECT
-        cur.stay_id,
-        cur.charttime,
-        SUM(DISTINCT cur.urineoutput) AS uo,
-        SUM(CASE WHEN {{ dbt.datediff('win.charttime', 'cur.charttime', 'microsecond') }} / 3600000000.0 <= 5
-            THEN win.urineoutput END) AS urineoutput_6hr,
-        SUM(CASE WHEN {{ dbt.datediff('win.charttime', 'cur.charttime', 'microsecond') }} / 3600000000.0 <= 5
-            THEN win.tm_since_last_uo END) / 60.0 AS uo_tm_6hr,
-        SUM(CASE WHEN {{ dbt.datediff('win.charttime', 'cur.charttime', 'microsecond') }} / 3600000000.0 <= 11
-            THEN win.urineoutput END) AS urineoutput_12hr,
-        SUM(CASE WHEN {{ dbt.datediff('win.charttime', 'cur.charttime', 'microsecond') }} / 3600000000.0 <= 11
-            THEN win.tm_since_last_uo END) / 60.0 AS uo_tm_12hr,
-        SUM(win.urineoutput) AS urineoutput_24hr,
-        SUM(win.tm_since_last_uo) / 60.0 AS uo_tm_24hr
-    FROM urine_intervals AS cur
-    LEFT JOIN urine_intervals AS win
-        ON
-            cur.stay_id = win.stay_id
-            AND cur.charttime >= win.charttime
-            AND cur.charttime <= {{ dbt.dateadd('hour', 23, 'win.charttime') }}
-    GROUP BY cur.stay_id, cur.charttime
+        stay_id,
+        charttime,
+        urineoutput AS uo,
+        {%- for hours in [6, 12, 24] %}
+        SUM(urineoutput) OVER last_{{ hours }}_hours AS urineoutput_{{ hours }}hr,
+        SUM(tm_since_last_uo) OVER last_{{ hours }}_hours / 60.0 AS uo_tm_{{ hours }}hr{{ ',' if not loop.last }}
+        {%- endfor %}
+    FROM urine_intervals
+    WINDOW
+        {%- for hours in [6, 12, 24] %}
+        last_{{ hours }}_hours AS (
+            PARTITION BY stay_id ORDER BY microseconds_since_hr
+            RANGE BETWEEN {{ (hours - 1) * 3600 * 1000000 }} PRECEDING AND CURRENT ROW
+        ){{ ',' if not loop.last }}
+        {%- endfor %}
 
 ),
 
