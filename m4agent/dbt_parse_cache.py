@@ -21,29 +21,14 @@ beside the saved parse and copied into a new target folder with it; a stamp besi
 (``manifest.json.key``: the key and the file's modification time) says which project version it
 describes, and while it is current a run does not write it again (``manifest_is_current``).
 
-dbt's own saved parse still costs a second a run: dbt reads it back (about 0.7 s of
-deserialising) and checks every file against it. So the entry also keeps the parsed project
-itself, as dbt builds it in memory (``parsed.pickle``, written by ``save_parsed`` right after a
-parse); ``load_parsed`` hands it to the next run, which then skips dbt's parse (0.1 s). It is
-trusted as the saved parse is: the key covers the project's files, the dbt version, the kind of
-run and the options that shape a parse, and an environment variable the parse read must still
-have the value it had. Like dbt's saved parse, it is a file of this user's cache, read by this
-user's runs only. It is pickled field by field (``_ParsedProjectPickler``), not as dbt pickles
-it: dbt 1.11's ``Manifest.__reduce_ex__`` lists the fields by position and leaves one out, so a
-parsed project whose lookups were filled (after a full parse) came back with each lookup in the
-next one's field, and every build on it failed.
-
 The cache folder is ``$M4AGENT_CACHE_DIR/dbt-parse`` (default ``~/.cache/m4agent``, or under
 ``$XDG_CACHE_HOME``); the newest ``KEEP`` entries are kept.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
-import io
 import os
-import pickle
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
@@ -51,7 +36,6 @@ from pathlib import Path
 PARSE_FILE = "partial_parse.msgpack"
 MANIFEST_FILE = "manifest.json"
 MANIFEST_STAMP = "manifest.json.key"  # which key's parse wrote manifest.json, and when
-PARSED_FILE = "parsed_project.pickle"  # the parsed project itself (dbt's Manifest), by field name
 KEEP = 6  # cache entries kept (one per project version and kind of run)
 # what dbt parses: the project's own folders and files (dbt_project.yml names them)
 PROJECT_PARTS = ("dbt_project.yml", "profiles.yml", "selectors.yml", "packages.yml",
@@ -123,69 +107,6 @@ def manifest_is_current(key: str, folder: Path) -> bool:
     if not manifest.exists() or not stamp.exists():
         return False
     return stamp.read_text().split() == [key, str(manifest.stat().st_mtime_ns)]
-
-
-def load_parsed(key: str) -> object | None:
-    """The parsed project kept for the project version ``key`` (``save_parsed``); None when there is
-    none, it does not load (written by another dbt or Python), or an environment variable the parse
-    read has another value now (dbt's saved parse is re-parsed then too)."""
-    from dbt.contracts.graph.manifest import Manifest
-
-    try:
-        parsed = pickle.loads((cache_root() / key / PARSED_FILE).read_bytes())
-    except Exception:  # noqa: BLE001 - none, or unreadable: parse again
-        return None
-    if not isinstance(parsed, Manifest):
-        return None
-    if any(os.environ.get(name) != value for name, value in parsed.env_vars.items()):
-        return None
-    return parsed
-
-
-def save_parsed(key: str, parsed: object) -> bool:
-    """Keep the parsed project of the project version ``key``, as it is before a command runs on it;
-    False when it cannot be kept (a cache folder not writable, a project that does not pickle): the
-    next run then parses, as it would without this cache."""
-    target = cache_root() / key / PARSED_FILE
-    partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        buffer = io.BytesIO()
-        _ParsedProjectPickler(buffer).dump(parsed)
-        partial.write_bytes(buffer.getbuffer())
-        partial.replace(target)
-    except (OSError, pickle.PicklingError, TypeError, AttributeError):
-        partial.unlink(missing_ok=True)
-        return False
-    return True
-
-
-class _ParsedProjectPickler(pickle.Pickler):
-    """Pickles dbt's Manifest by field name, instead of by dbt's positional ``__reduce_ex__``: its
-    public fields, and the attributes the parse set besides them (the parent, child and group
-    maps), without its private fields (the lookups, caches and lock dbt builds on first use)."""
-
-    def __init__(self, file: io.BytesIO) -> None:
-        from dbt.contracts.graph.manifest import Manifest
-
-        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
-        self.dispatch_table = {Manifest: _reduce_manifest}
-
-
-def _reduce_manifest(manifest: object) -> tuple:
-    names = {field.name for field in dataclasses.fields(manifest)}
-    fields = {name: getattr(manifest, name) for name in names if not name.startswith("_")}
-    others = {name: value for name, value in vars(manifest).items() if name not in names}
-    return _manifest_from_fields, (fields, others)
-
-
-def _manifest_from_fields(fields: dict, others: dict) -> object:
-    from dbt.contracts.graph.manifest import Manifest
-
-    manifest = Manifest(**fields)
-    for name, value in others.items():
-        setattr(manifest, name, value)
-    return manifest
 
 
 def stamp_manifest(key: str, folder: Path) -> None:

@@ -166,10 +166,7 @@ def _run(args: Sequence[str], common: Sequence[str], callbacks: list, target_dir
 def _run_parsed(args: Sequence[str], common: Sequence[str], callbacks: list, target_dir: Path,
                 parse_key: str) -> object:
     """``dbt parse``, then the command ``args`` on the parsed project, which dbt keeps in memory for
-    the whole command (about 1,000 nodes, some hundred MB of Python objects). The parse is skipped
-    when the parse cache keeps this project version's parsed project and the target folder's
-    ``manifest.json`` is current (``dbt_parse_cache.load_parsed``); a parse is kept there for the
-    next run.
+    the whole command (about 1,000 nodes, some hundred MB of Python objects).
 
     Python's garbage collector leaves the parse alone: it is off while dbt parses, and the parsed
     project is frozen out of it (``gc.freeze``) until the command ends. The project lives that long
@@ -189,19 +186,15 @@ def _run_parsed(args: Sequence[str], common: Sequence[str], callbacks: list, tar
     shared = [*_options(args, SHAPING_OPTIONS | LOG_OPTIONS), *(arg for arg in args if arg in LOG_FLAGS)]
     gc.disable()
     try:
-        manifest = None if writes_manifest else dbt_parse_cache.load_parsed(parse_key)
-        if manifest is None:
-            parsed = dbtRunner(callbacks=callbacks).invoke(
-                ["parse", *shared, *common, *(() if writes_manifest else ("--no-write-json",))])
-            if not parsed.success:
-                return parsed
-            manifest = parsed.result
-            dbt_parse_cache.save_parsed(parse_key, manifest)  # before the command adds to it
-            if writes_manifest and (target_dir / dbt_parse_cache.MANIFEST_FILE).exists():
-                dbt_parse_cache.stamp_manifest(parse_key, target_dir)
+        parsed = dbtRunner(callbacks=callbacks).invoke(
+            ["parse", *shared, *common, *(() if writes_manifest else ("--no-write-json",))])
         gc.freeze()
         gc.enable()
-        result = dbtRunner(manifest=manifest, callbacks=callbacks).invoke(
+        if not parsed.success:
+            return parsed
+        if writes_manifest and (target_dir / dbt_parse_cache.MANIFEST_FILE).exists():
+            dbt_parse_cache.stamp_manifest(parse_key, target_dir)
+        result = dbtRunner(manifest=parsed.result, callbacks=callbacks).invoke(
             [*args, *common, *(("--no-write-json",) if writes_json else ())])
     finally:
         gc.enable()

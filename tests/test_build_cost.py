@@ -5,17 +5,14 @@
 - the default build runs the references' data tests only: every staging, intermediate and
   value-set test carries the tag ``full`` (``--full-tests``), unit tests run on request;
 - dbt's saved parse is kept per project version and reused by a new data directory, so its
-  first build does not parse the project from scratch, and so is the parsed project itself, so
-  a later run skips dbt's parse altogether (unless a variable the parse read has changed);
+  first build does not parse the project from scratch;
 - a command running nodes parses first and runs on the parsed project, which Python's collector
   leaves alone meanwhile (frozen) and not afterwards (unfrozen); it writes ``run_results.json``,
   and a new data directory gets the project version's ``manifest.json`` from the parse cache.
 
 The column_rules test runs in a throwaway dbt project on a scratch DuckDB file; the node
 counts are read from the project's parsed manifest; the parse cache is checked with two real
-dbt builds on two data directories, of the narrow chart-event table and what it reads (value-set
-seeds, a staging view): the second build runs on the parsed project the first one's full parse
-kept, so its references to seeds and sources resolve through that kept project.
+dbt runs (loading one seed) on two data directories.
 """
 
 from __future__ import annotations
@@ -26,7 +23,6 @@ import os
 import shutil
 import textwrap
 from pathlib import Path
-from typing import NamedTuple
 
 import pytest
 
@@ -142,20 +138,10 @@ def test_full_and_unit_tests_on_request_keep_absent_datasets_out() -> None:
     assert args == ["build", "--exclude", "source:eicu_crd+"]
 
 
-NARROW_CHART_EVENTS = "int_mimiciv_events__chartevents_used"  # reads five seeds and a staging view
-
-
-class Parsed(NamedTuple):
-    first: Path  # the first data directory's artefacts (DIR/dbt)
-    second: Path  # the second's
-    manifest: dict  # the second's manifest.json
-    cache: Path  # the parse cache both used
-
-
 @pytest.fixture(scope="module")
-def parsed(tmp_path_factory: pytest.TempPathFactory) -> Parsed:
-    """Two small data directories, each building the narrow chart-event table and its parents, one
-    after the other with a fresh parse cache."""
+def parsed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict]:
+    """Two small data directories, each running one dbt command that loads a seed, one after the
+    other with a fresh parse cache: (first's artefacts, second's artefacts, the manifest)."""
     cache = tmp_path_factory.mktemp("parse_cache")
     project = tmp_path_factory.mktemp("project")  # a snapshot: the checkout may change between the runs
     for part in dbt_parse_cache.PROJECT_PARTS:
@@ -170,32 +156,31 @@ def parsed(tmp_path_factory: pytest.TempPathFactory) -> Parsed:
         for name in ("first", "second"):
             data_dir = tmp_path_factory.mktemp(name)
             synthesize("mimic-iv", data_dir, patients=1, seed=1)
-            invoke(data_dir, ["build", "--select", f"+{NARROW_CHART_EVENTS}", "--exclude-resource-type", "test",
-                              "unit_test"], project_dir=project)
+            invoke(data_dir, ["seed", "--select", "mimiciv_vitalsign_items"], project_dir=project)
             dirs.append(artefact_dir(data_dir))
     manifest = json.loads((dirs[1] / "target" / "manifest.json").read_text())
-    return Parsed(dirs[0], dirs[1], manifest, cache)
+    return dirs[0], dirs[1], manifest
 
 
-def test_a_new_data_directory_reuses_the_saved_parse(parsed: Parsed) -> None:
-    first, second = parsed.first, parsed.second
+def test_a_new_data_directory_reuses_the_saved_parse(parsed: tuple[Path, Path, dict]) -> None:
+    first, second, _ = parsed
     assert "Unable to do partial parsing" in (first / "logs" / "dbt.log").read_text()  # a cold cache
     log = (second / "logs" / "dbt.log").read_text()
     assert "Unable to do partial parsing" not in log, "the second data directory parsed from scratch"
 
 
-def test_every_staging_intermediate_and_seed_test_is_a_full_test(parsed: Parsed) -> None:
-    untagged = [node["unique_id"] for node in parsed.manifest["nodes"].values()
+def test_every_staging_intermediate_and_seed_test_is_a_full_test(parsed: tuple[Path, Path, dict]) -> None:
+    untagged = [node["unique_id"] for node in parsed[2]["nodes"].values()
                 if node["resource_type"] == "test" and FULL_TESTS_TAG not in node["tags"]
                 and not node["original_file_path"].startswith(("models/marts/", "models/grading/"))]
     assert not untagged
 
 
-def test_each_reference_has_one_data_test_per_severity_by_default(parsed: Parsed) -> None:
+def test_each_reference_has_one_data_test_per_severity_by_default(parsed: tuple[Path, Path, dict]) -> None:
     """One column_rules test holds a reference's key, cohort, totals and column rules, and a second
     one the rules that only warn: not one test per rule."""
     per_model: dict[str, int] = {}
-    for node in parsed.manifest["nodes"].values():
+    for node in parsed[2]["nodes"].values():
         if node["resource_type"] == "test" and FULL_TESTS_TAG not in node["tags"]:
             for parent in node["depends_on"]["nodes"]:
                 if parent.startswith("model.m4agent.ref_"):
@@ -215,22 +200,20 @@ def test_the_parse_cache_key_changes_with_a_project_file(tmp_path: Path) -> None
     assert dbt_parse_cache.project_key(tmp_path, "target") != before
 
 
-def test_a_dbt_command_leaves_pythons_collector_unfrozen(parsed: Parsed) -> None:
+def test_a_dbt_command_leaves_pythons_collector_unfrozen(parsed: tuple[Path, Path, dict]) -> None:
     """Frozen objects are never collected: a long-lived process (a campaign grading run after
     run) would keep every parsed project it ever made."""
     assert gc.get_freeze_count() == 0
 
 
-def test_a_dbt_command_writes_its_run_results(parsed: Parsed) -> None:
-    for artefacts in (parsed.first, parsed.second):
+def test_a_dbt_command_writes_its_run_results(parsed: tuple[Path, Path, dict]) -> None:
+    for artefacts in parsed[:2]:
         results = json.loads((artefacts / "target" / "run_results.json").read_text())["results"]
-        assert {r["status"] for r in results} == {"success"}
-        assert f"model.m4agent.{NARROW_CHART_EVENTS}" in {r["unique_id"] for r in results}
-        assert "model.m4agent.stg_mimiciv_icu__chartevents" in {r["unique_id"] for r in results}
+        assert [(r["unique_id"], r["status"]) for r in results] == [("seed.m4agent.mimiciv_vitalsign_items", "success")]
 
 
-def test_a_new_data_directory_gets_the_saved_manifest_instead_of_writing_one(parsed: Parsed) -> None:
-    first, manifest = parsed.first, parsed.manifest
+def test_a_new_data_directory_gets_the_saved_manifest_instead_of_writing_one(parsed: tuple[Path, Path, dict]) -> None:
+    first, second, manifest = parsed
     written = json.loads((first / "target" / "manifest.json").read_text())
     assert manifest["metadata"]["invocation_id"] == written["metadata"]["invocation_id"]  # a copy, not a rewrite
     assert manifest["nodes"]["model.m4agent.ref_sofa_24h"]["relation_name"].endswith('"reference"."ref_sofa_24h"')
@@ -250,43 +233,3 @@ def test_the_parse_cache_key_changes_with_the_vars(tmp_path: Path) -> None:
     (tmp_path / "dbt_project.yml").write_text("name: x\n")
     plain = dbt_parse_cache.project_key(tmp_path, "target")
     assert dbt_parse_cache.project_key(tmp_path, "target", ["--vars", '{"m4_grading": true}']) != plain
-
-
-def test_a_new_data_directory_runs_on_the_kept_parsed_project(parsed: Parsed) -> None:
-    """The first directory's run parsed from scratch (dbt parse, then the build); the second ran the
-    build alone, on the parsed project the first one kept (its lookups filled by the full parse)."""
-    assert (parsed.first / "logs" / "dbt.log").read_text().count("Running with dbt=") == 2
-    assert (parsed.second / "logs" / "dbt.log").read_text().count("Running with dbt=") == 1
-
-
-def test_a_kept_parsed_project_is_not_used_when_a_variable_it_read_changed(
-        parsed: Parsed, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("M4AGENT_CACHE_DIR", str(parsed.cache))
-    (entry,) = [path.parent for path in (parsed.cache / "dbt-parse").glob(f"*/{dbt_parse_cache.PARSED_FILE}")]
-    kept = dbt_parse_cache.load_parsed(entry.name)
-    assert kept is not None
-    kept.env_vars = {"M4AGENT_PROBE_VARIABLE": "parsed with this"}
-    monkeypatch.setenv("M4AGENT_CACHE_DIR", str(tmp_path))
-    dbt_parse_cache.save_parsed("probe", kept)
-    monkeypatch.setenv("M4AGENT_PROBE_VARIABLE", "parsed with this")
-    assert dbt_parse_cache.load_parsed("probe") is not None
-    monkeypatch.setenv("M4AGENT_PROBE_VARIABLE", "changed since")
-    assert dbt_parse_cache.load_parsed("probe") is None
-
-
-def test_a_kept_parsed_project_has_the_graph_maps_its_parse_built(parsed: Parsed, monkeypatch: pytest.MonkeyPatch) -> None:
-    """dbt sets the parent, child and group maps on the parsed project besides its fields, and some
-    commands read them without building them again (the tests attached to a node)."""
-    monkeypatch.setenv("M4AGENT_CACHE_DIR", str(parsed.cache))
-    (entry,) = [path.parent for path in (parsed.cache / "dbt-parse").glob(f"*/{dbt_parse_cache.PARSED_FILE}")]
-    kept = dbt_parse_cache.load_parsed(entry.name)
-    assert f"model.m4agent.{NARROW_CHART_EVENTS}" in kept.child_map["seed.m4agent.mimiciv_vitalsign_items"]
-    assert "seed.m4agent.mimiciv_vitalsign_items" in kept.parent_map[f"model.m4agent.{NARROW_CHART_EVENTS}"]
-
-
-def test_a_parsed_project_that_cannot_be_kept_leaves_no_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The cache is an optimisation: a project that does not pickle is simply parsed again next time."""
-    monkeypatch.setenv("M4AGENT_CACHE_DIR", str(tmp_path))
-    assert not dbt_parse_cache.save_parsed("probe", lambda: None)  # a lambda does not pickle
-    assert list((tmp_path / "dbt-parse" / "probe").iterdir()) == []
-    assert dbt_parse_cache.load_parsed("probe") is None
