@@ -23,6 +23,7 @@ import os
 import shutil
 import textwrap
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
@@ -138,10 +139,16 @@ def test_full_and_unit_tests_on_request_keep_absent_datasets_out() -> None:
     assert args == ["build", "--exclude", "source:eicu_crd+"]
 
 
+class Parsed(NamedTuple):
+    first: Path  # the first data directory's artefacts (DIR/dbt)
+    second: Path  # the second's
+    manifest: dict  # the second's manifest.json
+
+
 @pytest.fixture(scope="module")
-def parsed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict]:
+def parsed(tmp_path_factory: pytest.TempPathFactory) -> Parsed:
     """Two small data directories, each running one dbt command that loads a seed, one after the
-    other with a fresh parse cache: (first's artefacts, second's artefacts, the manifest)."""
+    other with a fresh parse cache."""
     cache = tmp_path_factory.mktemp("parse_cache")
     project = tmp_path_factory.mktemp("project")  # a snapshot: the checkout may change between the runs
     for part in dbt_parse_cache.PROJECT_PARTS:
@@ -159,28 +166,28 @@ def parsed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, dict]:
             invoke(data_dir, ["seed", "--select", "mimiciv_vitalsign_items"], project_dir=project)
             dirs.append(artefact_dir(data_dir))
     manifest = json.loads((dirs[1] / "target" / "manifest.json").read_text())
-    return dirs[0], dirs[1], manifest
+    return Parsed(dirs[0], dirs[1], manifest)
 
 
-def test_a_new_data_directory_reuses_the_saved_parse(parsed: tuple[Path, Path, dict]) -> None:
-    first, second, _ = parsed
+def test_a_new_data_directory_reuses_the_saved_parse(parsed: Parsed) -> None:
+    first, second = parsed.first, parsed.second
     assert "Unable to do partial parsing" in (first / "logs" / "dbt.log").read_text()  # a cold cache
     log = (second / "logs" / "dbt.log").read_text()
     assert "Unable to do partial parsing" not in log, "the second data directory parsed from scratch"
 
 
-def test_every_staging_intermediate_and_seed_test_is_a_full_test(parsed: tuple[Path, Path, dict]) -> None:
-    untagged = [node["unique_id"] for node in parsed[2]["nodes"].values()
+def test_every_staging_intermediate_and_seed_test_is_a_full_test(parsed: Parsed) -> None:
+    untagged = [node["unique_id"] for node in parsed.manifest["nodes"].values()
                 if node["resource_type"] == "test" and FULL_TESTS_TAG not in node["tags"]
                 and not node["original_file_path"].startswith(("models/marts/", "models/grading/"))]
     assert not untagged
 
 
-def test_each_reference_has_one_data_test_per_severity_by_default(parsed: tuple[Path, Path, dict]) -> None:
+def test_each_reference_has_one_data_test_per_severity_by_default(parsed: Parsed) -> None:
     """One column_rules test holds a reference's key, cohort, totals and column rules, and a second
     one the rules that only warn: not one test per rule."""
     per_model: dict[str, int] = {}
-    for node in parsed[2]["nodes"].values():
+    for node in parsed.manifest["nodes"].values():
         if node["resource_type"] == "test" and FULL_TESTS_TAG not in node["tags"]:
             for parent in node["depends_on"]["nodes"]:
                 if parent.startswith("model.m4agent.ref_"):
@@ -200,20 +207,20 @@ def test_the_parse_cache_key_changes_with_a_project_file(tmp_path: Path) -> None
     assert dbt_parse_cache.project_key(tmp_path, "target") != before
 
 
-def test_a_dbt_command_leaves_pythons_collector_unfrozen(parsed: tuple[Path, Path, dict]) -> None:
+def test_a_dbt_command_leaves_pythons_collector_unfrozen(parsed: Parsed) -> None:
     """Frozen objects are never collected: a long-lived process (a campaign grading run after
     run) would keep every parsed project it ever made."""
     assert gc.get_freeze_count() == 0
 
 
-def test_a_dbt_command_writes_its_run_results(parsed: tuple[Path, Path, dict]) -> None:
-    for artefacts in parsed[:2]:
+def test_a_dbt_command_writes_its_run_results(parsed: Parsed) -> None:
+    for artefacts in (parsed.first, parsed.second):
         results = json.loads((artefacts / "target" / "run_results.json").read_text())["results"]
         assert [(r["unique_id"], r["status"]) for r in results] == [("seed.m4agent.mimiciv_vitalsign_items", "success")]
 
 
-def test_a_new_data_directory_gets_the_saved_manifest_instead_of_writing_one(parsed: tuple[Path, Path, dict]) -> None:
-    first, second, manifest = parsed
+def test_a_new_data_directory_gets_the_saved_manifest_instead_of_writing_one(parsed: Parsed) -> None:
+    first, manifest = parsed.first, parsed.manifest
     written = json.loads((first / "target" / "manifest.json").read_text())
     assert manifest["metadata"]["invocation_id"] == written["metadata"]["invocation_id"]  # a copy, not a rewrite
     assert manifest["nodes"]["model.m4agent.ref_sofa_24h"]["relation_name"].endswith('"reference"."ref_sofa_24h"')
