@@ -217,6 +217,8 @@ def _result(spec: RunSpec, final: AttemptRecord, tried: int, grading: dict[str, 
         "phases": final.phases, "exit_code": final.exit_code,
         "reward": 0.0, "strict_pass": False,
     }
+    if final.extra.get("flags"):  # graded, and set apart for review (integrity.FLAG_RULES)
+        result["flags"] = final.extra["flags"]
     if grading is not None:
         result.update(reward=grading["reward"], strict_pass=grading["strict_pass"], grading=grading)
     return result
@@ -225,9 +227,15 @@ def _result(spec: RunSpec, final: AttemptRecord, tried: int, grading: dict[str, 
 FINAL_FILES = ("output.csv", "trace.log", "egress.jsonl")
 
 
-def _copy_atomic(source: Path, target: Path) -> None:
+def _link_atomic(source: Path, target: Path) -> None:
+    """``target`` becomes the final attempt's file: a hard link (the bytes are stored once), a copy
+    where the file system has none."""
     tmp = target.with_name(f".{target.name}.copy.tmp")
-    shutil.copyfile(source, tmp, follow_symlinks=False)
+    tmp.unlink(missing_ok=True)
+    try:
+        os.link(source, tmp)
+    except OSError:
+        shutil.copyfile(source, tmp, follow_symlinks=False)
     os.replace(tmp, target)
 
 
@@ -331,7 +339,7 @@ class Grader:
         attempt = folder / records.ATTEMPTS_DIR / f"{result['attempt']:04d}"
         for name in FINAL_FILES:
             if (attempt / name).is_file() and not (attempt / name).is_symlink():
-                _copy_atomic(attempt / name, folder / name)
+                _link_atomic(attempt / name, folder / name)
         records.write_json_atomic(folder / records.RESULT_FILE, result)
         self.done[result["outcome"]] += 1
 

@@ -89,8 +89,7 @@ def run_canary(ctx: Any, specs: list[RunSpec], tasks_dir: Path | None = None) ->
         scratch = Path(tempfile.mkdtemp(prefix="c", dir=ctx.scratch()))
         name = f"m4agent-{ctx.campaign_id[:8]}-canary-{schema}"
         try:
-            box_spec = prepare_box(ctx, spec, agent, scratch / "workspace", scratch, "canary", name, 0,
-                                   with_solution=False)
+            box_spec = prepare_box(ctx, spec, agent, scratch, "canary", name, 0, with_solution=False)
             plan = workspaces.plan_for(ctx.tasks[spec.task], ctx.data_dir, spec.schema)
             from m4agent.harness.egress import EgressProxy
 

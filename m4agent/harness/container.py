@@ -2,9 +2,16 @@
 
 Each attempt gets a fresh container (``AgentContainer``):
 
-- non-root user, read-only root filesystem, all capabilities dropped, no new
-  privileges; writable only the bind-mounted workspace and tmpfs ``/tmp`` and HOME;
-- CPU, memory and pid limits (``Limits``);
+- non-root users, read-only root filesystem, all capabilities dropped, no new
+  privileges; writable only three tmpfs, each with a hard size limit enforced by the
+  kernel: the workspace, ``/tmp`` and HOME. Nothing the agent writes reaches the host's
+  disk; the harness copies out what it keeps (``collect``), bounded;
+- two users: the container's own processes (an init that reaps, and the egress
+  forwarder) run as ``layout.HARNESS_UID``, the agent as another uid, so the agent
+  can neither signal nor trace them, and ``stop_agent`` can kill every process of the
+  agent's uid at once without touching them;
+- CPU, memory and pid limits (``Limits``); the tmpfs pages count against the memory
+  limit;
 - network ``none``: the one way out is the egress proxy's Unix socket, mounted by
   the caller (``egress``);
 - labels naming the campaign, run and attempt, and a unique name, so leftovers of
@@ -39,6 +46,36 @@ LABEL_ROLE = f"{LABEL_PREFIX}.role"
 TRACE_LIMIT_BYTES = 50 * 1024 * 1024
 KILL_VERIFY_SECONDS = 30.0
 
+# Run as the agent's uid: kill(-1) reaches every process of that uid but the caller, atomically with
+# respect to fork (so no child escapes by forking during it); then /proc must list none of that uid
+# alive but the caller (zombies cannot write). Python, so the check itself starts no process.
+STOP_AGENT_SCRIPT = """
+import os, signal, sys, time
+me, uid = os.getpid(), os.getuid()
+def alive():
+    left = []
+    for name in os.listdir('/proc'):
+        if not name.isdigit() or int(name) == me:
+            continue
+        try:
+            with open('/proc/%s/status' % name) as handle:
+                fields = dict(line.split(':', 1) for line in handle if ':' in line)
+        except OSError:
+            continue
+        if int(fields['Uid'].split()[0]) == uid and not fields['State'].strip().startswith('Z'):
+            left.append(name)
+    return left
+for _ in range(50):
+    try:
+        os.kill(-1, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    time.sleep(0.02)
+    if not alive():
+        sys.exit(0)
+sys.exit(1)
+"""
+
 
 @dataclass(frozen=True)
 class Limits:
@@ -49,6 +86,8 @@ class Limits:
     pids: int = 512
     tmp_size: str = "1g"
     home_size: str = "512m"
+    workspace_size: str = "2g"
+    workspace_files: int = 100_000  # inodes of the workspace's tmpfs: a bound on the tree an agent can leave
     setup_seconds: float = 300.0
     agent_seconds: float = 1800.0
     collect_seconds: float = 60.0
@@ -104,7 +143,7 @@ def container_user() -> tuple[int, int]:
     return uid, gid
 
 
-def _memory_bytes(text: str) -> int:
+def memory_bytes(text: str) -> int:
     units = {"k": 1024, "m": 1024**2, "g": 1024**3}
     text = text.strip().lower()
     return int(float(text[:-1]) * units[text[-1]]) if text[-1] in units else int(text)
@@ -123,58 +162,86 @@ class AgentContainer:
         spec, limits = self.spec, self.spec.limits
         mounts = [Mount(target=b.target, source=str(b.source), type="bind", read_only=b.read_only)
                   for b in spec.binds]
-        tmpfs_opts = f"uid={self.uid},gid={self.gid}"
+        owner = f"uid={self.uid},gid={self.gid}"
         self.container = self.engine.containers.create(
             spec.image,
             command=list(spec.command),
             name=spec.name,
             labels=dict(spec.labels),
-            user=f"{self.uid}:{self.gid}",
+            user=f"{layout.HARNESS_UID}:{layout.HARNESS_UID}",
+            init=True,
             working_dir=layout.WORKSPACE,
             environment=dict(spec.environment),
             mounts=mounts,
             tmpfs={layout.TMP: f"rw,nosuid,nodev,size={limits.tmp_size},mode=1777",
-                   layout.HOME: f"rw,nosuid,nodev,size={limits.home_size},mode=0700,{tmpfs_opts}"},
+                   layout.HOME: f"rw,nosuid,nodev,size={limits.home_size},mode=0700,{owner}",
+                   layout.WORKSPACE: f"rw,nosuid,nodev,size={limits.workspace_size},"
+                                     f"nr_inodes={limits.workspace_files},mode=0700,{owner}"},
             read_only=True,
             network_mode="none",
             cap_drop=["ALL"],
             security_opt=["no-new-privileges"],
             nano_cpus=int(limits.cpus * 1e9),
-            mem_limit=_memory_bytes(limits.memory),
-            memswap_limit=_memory_bytes(limits.memory),
+            mem_limit=memory_bytes(limits.memory),
+            memswap_limit=memory_bytes(limits.memory),
             pids_limit=limits.pids,
             detach=True,
         )
         self.container.start()
 
     def exec(self, command: Sequence[str], timeout: float, log: Path | None = None,
-             environment: Mapping[str, str] | None = None, workdir: str = layout.WORKSPACE) -> ExecResult:
-        """Run one phase; past ``timeout`` seconds the whole container is killed (and the kill verified)."""
+             environment: Mapping[str, str] | None = None, workdir: str = layout.WORKSPACE,
+             stop_agent_on_timeout: bool = False) -> ExecResult:
+        """Run one phase as the agent's user, its output (merged) appended to ``log`` up to ``TRACE_LIMIT_BYTES``.
+
+        Past ``timeout`` seconds the whole container is killed (and the kill verified); with
+        ``stop_agent_on_timeout`` (the agent phase) only the agent's processes are, so what it
+        left in the workspace can still be collected."""
+        handle = log.open("ab") if log is not None else None
+        try:
+            return self._run(command, timeout, environment, workdir, handle, None, stop_agent_on_timeout)
+        finally:
+            if handle is not None:
+                handle.close()
+
+    def exec_capture(self, command: Sequence[str], timeout: float, out: Path, limit: int) -> tuple[ExecResult, bytes]:
+        """Run a harness command (collection) as the agent's user: its standard output to ``out``, at most
+        ``limit`` bytes (``truncated`` past it, and the container killed: nothing more is read); returns
+        the result and the first 64 KiB of its standard error."""
+        errors = bytearray()
+        with out.open("wb") as handle:
+            ran = self._run(command, timeout, None, layout.WORKSPACE, handle, errors, False, limit)
+        return ran, bytes(errors)
+
+    def _run(self, command: Sequence[str], timeout: float, environment: Mapping[str, str] | None, workdir: str,
+             sink: Any, errors: bytearray | None, stop_agent_on_timeout: bool,
+             limit: int = TRACE_LIMIT_BYTES) -> ExecResult:
         api = self.engine.api
         created = api.exec_create(self.container.id, list(command), user=f"{self.uid}:{self.gid}",
                                   workdir=workdir, environment=dict(environment or {}), stdout=True,
                                   stderr=True, stdin=False, tty=False)
         exec_id = created["Id"]
         state: dict[str, Any] = {"truncated": False, "error": None}
+        demux = errors is not None
 
         def pump() -> None:
             written = 0
             try:
-                stream = api.exec_start(exec_id, stream=True, demux=False)
-                handle = log.open("ab") if log is not None else None
-                try:
-                    for chunk in stream:
-                        if handle is None:
-                            continue
-                        room = TRACE_LIMIT_BYTES - written
-                        if room <= 0:
-                            state["truncated"] = True
-                            continue
-                        handle.write(chunk[:room])
+                for chunk in api.exec_start(exec_id, stream=True, demux=demux):
+                    if demux:
+                        chunk, err = chunk
+                        if err and errors is not None and len(errors) < 65536:
+                            errors.extend(err[:65536 - len(errors)])
+                    if not chunk or sink is None:
+                        continue
+                    room = limit - written
+                    if room <= 0 or len(chunk) > room:
+                        state["truncated"] = True
+                    if room > 0:
+                        sink.write(chunk[:room])
                         written += min(len(chunk), room)
-                finally:
-                    if handle is not None:
-                        handle.close()
+                    if state["truncated"] and demux:
+                        return  # a capture past its limit is abandoned (the caller kills the container)
             except Exception as exc:  # the stream ends with an error when the container is killed
                 state["error"] = exc
 
@@ -184,11 +251,35 @@ class AgentContainer:
         reader.join(timeout)
         seconds = time.monotonic() - started
         if reader.is_alive():
-            self.kill()
+            if not (stop_agent_on_timeout and self.stop_agent()):
+                self.kill()
             reader.join(10)
             return ExecResult(exit_code=None, timed_out=True, seconds=seconds, truncated=state["truncated"])
+        if state["truncated"] and demux:
+            return ExecResult(exit_code=None, timed_out=False, seconds=seconds, truncated=True)
         code = api.exec_inspect(exec_id).get("ExitCode")
         return ExecResult(exit_code=code, timed_out=False, seconds=seconds, truncated=state["truncated"])
+
+    def stop_agent(self) -> bool:
+        """Kill every process of the agent's user (the container's own init and forwarder run as another
+        user and stay), and check none is left; False when that could not be shown (the caller then
+        removes the container). Nothing the agent started can write after this returns True."""
+        api = self.engine.api
+        try:
+            created = api.exec_create(self.container.id, ["python3", "-c", STOP_AGENT_SCRIPT],
+                                      user=f"{self.uid}:{self.gid}", workdir="/", stdout=True, stderr=True)
+            api.exec_start(created["Id"], stream=False)
+            return api.exec_inspect(created["Id"]).get("ExitCode") == 0
+        except docker.errors.DockerException:
+            return False
+
+    def state(self) -> dict[str, Any]:
+        """The engine's view of the container (``Running``, ``OOMKilled``, ...); empty when it is gone."""
+        try:
+            self.container.reload()
+        except docker.errors.DockerException:
+            return {}
+        return dict(self.container.attrs.get("State", {}))
 
     def exec_detached(self, command: Sequence[str]) -> None:
         api = self.engine.api

@@ -112,6 +112,11 @@ RULE_DATABASE = "database"
 RULE_TRUTH_COPY = "truth_copy"
 RULE_LINK = "link"
 RULE_UNSCANNED = "unscanned"  # something the lint could not check (unreadable, too many files)
+# Findings that flag an attempt for review without making it a policy violation. An output byte-identical
+# to the truth export is what an honest agent writes when it runs the skill's SQL (with-skill-rawsql) and
+# sorts by key; with the canary proving the truth unreachable, identity is no evidence of copying, so the
+# run is graded and reported apart (M4Bench scores it 0; docs/harness.md says why we depart).
+FLAG_RULES = frozenset({RULE_TRUTH_COPY})
 
 
 @dataclass(frozen=True)
@@ -137,14 +142,10 @@ def lint_workspace(
     ``truth_csv`` is the task's truth export (None: no truth-copy check, e.g. for the
     oracle); ``host_paths`` are host folders no workspace should mention (the data
     directory, the results root, the user's home); ``secrets`` are the literal values
-    handed to the agent (shorter than ``MIN_SECRET_CHARS`` are ignored).
+    handed to the agent (shorter than ``MIN_SECRET_CHARS`` are ignored). The harness lints
+    the stream it collects instead (``Lint``, from ``collect``); this walks a folder.
     """
-    literals = _Literals(
-        host_paths=[path.rstrip("/") for path in host_paths if len(path.rstrip("/")) > 1],
-        secrets=[value for value in secrets if len(value) >= MIN_SECRET_CHARS],
-    )
-    truth = _Truth(truth_csv) if truth_csv is not None else None
-    found: list[Violation] = []
+    lint = Lint(truth_csv, host_paths, secrets, max_bytes=max_bytes)
     root = Path(workspace)
     try:
         root_info = root.lstat()
@@ -152,17 +153,66 @@ def lint_workspace(
         raise M4AgentError(f"workspace {root} does not exist; nothing to lint") from exc
     if stat.S_ISLNK(root_info.st_mode) or not stat.S_ISDIR(root_info.st_mode):
         raise M4AgentError(f"workspace {root} is not a folder (or is a link); the lint checks real folders only")
-    for count, (path, info) in enumerate(_entries(root, found), start=1):
+    for count, (path, info) in enumerate(_entries(root, lint.found), start=1):
         if count > max_files:
-            found.append(Violation(".", RULE_UNSCANNED, f"more than {max_files} entries; the rest were not checked"))
+            lint.unscanned(".", f"more than {max_files} entries; the rest were not checked")
             break
-        relative = literals.redact(path.relative_to(root).as_posix().encode("utf-8", "surrogateescape"))
+        relative = path.relative_to(root).as_posix()
         if stat.S_ISLNK(info.st_mode):
-            target = literals.redact(os.fsencode(os.readlink(path)))
-            found.append(Violation(relative, RULE_LINK, f"link to {target}"[:120]))
+            lint.link(relative, os.fsencode(os.readlink(path)))
         elif stat.S_ISREG(info.st_mode):
-            found.extend(_lint_file(path, relative, info, literals, truth, max_bytes))
-    return sorted(set(found), key=lambda v: (v.path, v.rule, v.excerpt))
+            try:
+                data = _read_prefix(path, max_bytes)
+                digest = _sha256_regular(path) if lint.wants_digest(info.st_size) else None
+            except OSError as exc:
+                lint.unscanned(relative, f"file cannot be read: {exc.strerror}")
+                continue
+            if data is not None:  # else replaced by something other than a regular file since the walk
+                lint.file(relative, data, info.st_size, digest)
+    return lint.findings()
+
+
+class Lint:
+    """The contamination checks of one workspace, fed entry by entry (from a folder or a collected stream).
+
+    ``file`` takes a regular file's first ``max_bytes``, its size and, when ``wants_digest``
+    says the truth check needs it, its sha256; ``link`` a link's target; ``unscanned``
+    what could not be checked. ``findings`` is the sorted, deduplicated result."""
+
+    def __init__(self, truth_csv: Path | None, host_paths: Sequence[str], secrets: Sequence[str], *,
+                 max_bytes: int = MAX_SCAN_BYTES) -> None:
+        self.literals = _Literals(
+            host_paths=[path.rstrip("/") for path in host_paths if len(path.rstrip("/")) > 1],
+            secrets=[value for value in secrets if len(value) >= MIN_SECRET_CHARS],
+        )
+        self.truth = _Truth(truth_csv) if truth_csv is not None else None
+        self.max_bytes = max_bytes
+        self.found: list[Violation] = []
+
+    def wants_digest(self, size: int) -> bool:
+        return self.truth is not None and self.truth.size == size and size > 0
+
+    def file(self, relative: str, data: bytes, size: int, digest: str | None) -> None:
+        shown = self.literals.redact(relative.encode("utf-8", "surrogateescape"))
+        database = _database_kind(relative, data)
+        if database is not None:
+            self.found.append(Violation(shown, RULE_DATABASE, database))
+        if self.truth is not None and digest is not None and self.truth.matches(size, digest):
+            self.found.append(Violation(shown, RULE_TRUTH_COPY, "byte-identical (sha256) to the truth export"))
+        is_text = Path(relative).suffix.lower() in TEXT_SUFFIXES or b"\0" not in data[:_SNIFF_BYTES]
+        if database is None and is_text:
+            self.found.extend(_scan_text(shown, data[:self.max_bytes], self.literals))
+
+    def link(self, relative: str, target: bytes) -> None:
+        shown = self.literals.redact(relative.encode("utf-8", "surrogateescape"))
+        self.found.append(Violation(shown, RULE_LINK, f"link to {self.literals.redact(target)}"[:120]))
+
+    def unscanned(self, relative: str, why: str) -> None:
+        shown = self.literals.redact(relative.encode("utf-8", "surrogateescape"))
+        self.found.append(Violation(shown, RULE_UNSCANNED, why))
+
+    def findings(self) -> list[Violation]:
+        return sorted(set(self.found), key=lambda v: (v.path, v.rule, v.excerpt))
 
 
 def _entries(root: Path, found: list[Violation]) -> Iterator[tuple[Path, os.stat_result]]:
@@ -213,37 +263,13 @@ class _Truth:
         self.size = path.stat().st_size
         self._digest: str | None = None
 
-    def matches(self, path: Path, size: int) -> bool:
+    def matches(self, size: int, digest: str) -> bool:
         if size != self.size or size == 0:
             return False
         if self._digest is None:
             with open(self.path, "rb") as handle:  # the harness's own file: following links is fine here
                 self._digest = hashlib.file_digest(handle, "sha256").hexdigest()
-        return _sha256_regular(path) == self._digest
-
-
-def _lint_file(
-    path: Path, relative: str, info: os.stat_result, literals: _Literals, truth: _Truth | None, max_bytes: int
-) -> list[Violation]:
-    found: list[Violation] = []
-    try:
-        data = _read_prefix(path, max_bytes)
-    except OSError as exc:
-        return [Violation(relative, RULE_UNSCANNED, f"file cannot be read: {exc.strerror}")]
-    if data is None:  # replaced by something other than a regular file since the walk: not read
-        return found
-    database = _database_kind(path, relative, data)
-    if database is not None:
-        found.append(Violation(relative, RULE_DATABASE, database))
-    try:
-        if truth is not None and truth.matches(path, info.st_size):
-            found.append(Violation(relative, RULE_TRUTH_COPY, "byte-identical (sha256) to the truth export"))
-    except OSError as exc:
-        found.append(Violation(relative, RULE_UNSCANNED, f"file cannot be compared with the truth: {exc.strerror}"))
-    is_text = path.suffix.lower() in TEXT_SUFFIXES or b"\0" not in data[:_SNIFF_BYTES]
-    if database is None and is_text:
-        found.extend(_scan_text(relative, data, literals))
-    return found
+        return digest == self._digest
 
 
 def _read_prefix(path: Path, max_bytes: int) -> bytes | None:
@@ -265,7 +291,7 @@ def _read_prefix(path: Path, max_bytes: int) -> bytes | None:
         os.close(fd)
 
 
-def _database_kind(path: Path, relative: str, data: bytes) -> str | None:
+def _database_kind(relative: str, data: bytes) -> str | None:
     """Why this file is a database other than the workspace's own, or None."""
     if relative in ALLOWED_DATABASE_FILES:
         return None
@@ -273,7 +299,8 @@ def _database_kind(path: Path, relative: str, data: bytes) -> str | None:
         return "DuckDB file header"
     if data.startswith(b"SQLite format 3\0"):
         return "SQLite file header"
-    suffix = next((s for s in DATABASE_SUFFIXES if path.name.lower().endswith(s)), None)
+    name = relative.rsplit("/", 1)[-1].lower()
+    suffix = next((s for s in DATABASE_SUFFIXES if name.endswith(s)), None)
     return None if suffix is None else f"database file name (*{suffix})"
 
 

@@ -2,27 +2,33 @@
 
 ``run_attempt`` takes a planned run and an attempt folder and leaves in it:
 
-- ``workspace/``: what the agent saw and left (the database file is removed after
-  the run: it is a few kilobytes of views, a copy of the campaign's template for the plan);
-- ``output.csv``: the agent's output, copied only if it is a regular file;
+- ``output.csv``: the agent's output, when it left a regular file by that name (its one copy);
+- ``workspace/`` and ``workspace.json``: what else the agent left, bounded, and the list of
+  every entry (``collect``; the database file, a copy of the campaign's template, is not kept);
 - ``trace.log``: the agent's standard output and error, merged (bounded);
 - ``setup.log``, ``collect.log``: the harness's own phases;
 - ``egress.jsonl``: every decision of the egress proxy;
 - ``attempt.json``: the outcome and its facts (``records.AttemptRecord``).
 
 The phases: the container starts with the egress forwarder as its main process;
-*setup* waits for the forwarder (``database.duckdb`` is already in the workspace: a copy of
-the template the campaign built for the task's plan with the image's own DuckDB, ``templates``); *agent* runs the
-adapter's command as the non-root user with the instruction; *collect* copies the
-files the adapter names out of the (tmpfs) HOME. Each phase has its own time limit;
-the container is removed whatever happens, and the removal is verified.
+*setup* waits for the forwarder and copies the seed into the workspace's tmpfs (the
+instruction, the skills and ``database.duckdb``: a copy of the template the campaign built
+for the task's plan with the image's own DuckDB, ``templates``); *agent* runs the adapter's
+command as the agent's user; at its end (exit or time limit) every process of the agent is
+killed, so nothing writes afterwards; *collect* archives the workspace (and the HOME files
+the adapter names) from inside the container and ``collect`` reads that stream. Each phase
+has its own time limit; the container is removed whatever happens, and the removal is verified.
+
+Blame: everything in the workspace is the agent's, so what collection finds there ends in
+the agent's outcome (``policy_violation``, ``no_output`` ...). Only what the harness can show
+is not the agent's doing (Docker's API failing, the setup phase failing before the agent
+ran, the harness interrupted) is an ``infra_error``.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-import stat
 import tempfile
 import time
 from collections.abc import Mapping
@@ -32,8 +38,8 @@ from typing import Any
 
 from m4agent import interrupts, workspaces
 from m4agent.errors import M4AgentError
+from m4agent.harness import collect, integrity, layout, ledger, records, trajectory
 from m4agent.harness import container as docker_layer
-from m4agent.harness import integrity, layout, ledger, records, trajectory
 from m4agent.harness.agents import Agent, AgentContext
 from m4agent.harness.conditions import place_skills
 from m4agent.harness.container import ContainerSpec
@@ -45,6 +51,8 @@ from m4agent.registry import Task
 FORWARDER = Path(__file__).resolve().parent / "forwarder.py"
 COLLECT_DIR = ".m4agent-collected"
 READY_FILE = f"{layout.TMP}/egress-ready"
+ARCHIVE_NAME = "collect.tar"  # in the attempt's scratch folder, never in the campaign folder
+OOM_FIRST = 1000  # the agent's oom_score_adj: under memory pressure the kernel kills the agent, not the forwarder
 
 
 def scratch_root(campaign_id: str) -> Path:
@@ -100,37 +108,40 @@ def _write_secrets(folder: Path, secrets: Mapping[str, str], uid: int, gid: int)
     return path
 
 
-def _own(path: Path, uid: int, gid: int) -> None:
-    """Hand the workspace to the container's user (needed only when the harness runs as root)."""
-    if os.getuid() != 0:
-        return
-    for root, dirs, files in os.walk(path):
-        os.chown(root, uid, gid)
-        for name in dirs + files:
-            os.lchown(os.path.join(root, name), uid, gid)
-
-
-def _regular_output(workspace: Path) -> tuple[Path | None, str]:
-    """The workspace's output.csv if it is a regular file (never a link, folder or device)."""
-    path = workspace / layout.OUTPUT_NAME
+def neutral_source(source: Path, mounts: Path, index: int) -> tuple[Path, bool]:
+    """A copy of ``source`` under the scratch folder, so a mount's source names nothing of the host's
+    layout (``/proc/self/mountinfo`` shows it): hard links (a file, or a folder's files), else a copy
+    of a file. A folder on another file system than the scratch folder is bound where it is: ``(source,
+    False)``."""
+    target = mounts / f"m{index}"
+    if source.is_file():
+        try:
+            os.link(source, target)
+        except OSError:
+            shutil.copyfile(source, target)
+        return target, True
     try:
-        info = path.lstat()
-    except FileNotFoundError:
-        return None, "no output.csv"
-    if stat.S_ISLNK(info.st_mode):
-        return None, "output.csv is a link"
-    if not stat.S_ISREG(info.st_mode):
-        return None, "output.csv is not a regular file"
-    return path, ""
+        for folder, _dirs, files in os.walk(source):
+            place = target / Path(folder).relative_to(source)
+            place.mkdir(parents=True, exist_ok=True)
+            for name in files:
+                os.link(Path(folder) / name, place / name)
+    except OSError:
+        shutil.rmtree(target, ignore_errors=True)
+        return source, False
+    return target, True
 
 
 def _agent_script(agent_command: list[str]) -> list[str]:
-    """The agent's command wrapped: secrets sourced from the mounted file, proxy set, then exec."""
+    """The agent's command wrapped: first in line for the OOM killer, secrets sourced from the mounted
+    file, proxy set; when the agent's process ends, every other process of its user is killed at once
+    (a child holding the output stream open writes nothing after the agent's exit)."""
     proxy = f"http://127.0.0.1:{layout.PROXY_PORT}"
-    prelude = (f'if [ -r {layout.SECRETS_FILE} ]; then set -a; . {layout.SECRETS_FILE}; set +a; fi; '
+    prelude = (f'echo {OOM_FIRST} > /proc/self/oom_score_adj 2>/dev/null; '
+               f'if [ -r {layout.SECRETS_FILE} ]; then set -a; . {layout.SECRETS_FILE}; set +a; fi; '
                f'export HTTPS_PROXY={proxy} HTTP_PROXY={proxy} ALL_PROXY={proxy} https_proxy={proxy} '
                f'http_proxy={proxy} all_proxy={proxy} NO_PROXY=localhost,127.0.0.1 no_proxy=localhost,127.0.0.1; '
-               'exec "$@"')
+               '"$@"; code=$?; kill -KILL -1 2>/dev/null; exit $code')
     return ["bash", "-c", prelude, "m4agent-agent", *agent_command]
 
 
@@ -164,50 +175,61 @@ def run_attempt(ctx: RunContext, spec: RunSpec, agent: Agent, attempt: Path) -> 
     return record
 
 
-def prepare_box(ctx: RunContext, spec: RunSpec, agent: Agent, workspace: Path, scratch: Path,
-                role: str, name: str, attempt_number: int, with_solution: bool = True) -> ContainerSpec:
-    """Fill the workspace (instruction, skills) and assemble the container: mounts, labels, limits.
+def prepare_box(ctx: RunContext, spec: RunSpec, agent: Agent, scratch: Path, role: str, name: str,
+                attempt_number: int, with_solution: bool = True) -> ContainerSpec:
+    """Fill the seed (instruction, skills, database) and assemble the container: mounts, labels, limits.
 
-    The canary uses the same function, so it probes exactly what an agent gets."""
+    Every bind's source lies in ``scratch`` under a neutral name (``neutral_source``). The canary
+    uses the same function, so it probes exactly what an agent gets."""
     task = ctx.tasks[spec.task]
     options = ctx.agent_options.get(spec.agent, {})
     uid, gid = docker_layer.container_user()
-    workspace.mkdir()
-    (workspace / layout.INSTRUCTION_NAME).write_text(instruction_for(ctx, spec))
-    place_skills(task, spec.condition, ctx.tasks, workspace / agent.skills_dir)
+    seed = scratch / "seed"
+    seed.mkdir()
+    (seed / layout.INSTRUCTION_NAME).write_text(instruction_for(ctx, spec))
+    place_skills(task, spec.condition, ctx.tasks, seed / agent.skills_dir)
+    template = ctx.templates.get((spec.task, spec.schema))
+    if template is None:
+        raise M4AgentError(f"no workspace database built for {spec.task} ({spec.schema})")
+    shutil.copyfile(template, seed / layout.DATABASE_NAME)  # kilobytes: the run's own database
+    for folder, dirs, files in os.walk(seed):  # readable by the agent's user, whoever runs the harness
+        for entry in dirs:
+            os.chmod(os.path.join(folder, entry), 0o755)
+        for entry in files:
+            os.chmod(os.path.join(folder, entry), 0o644)
+    seed.chmod(0o755)
 
     runtime = scratch / "runtime"
     runtime.mkdir()
     data_root = workspaces.data_root(ctx.data_dir, spec.schema)  # prepared once, at the campaign's start
     plan = workspaces.plan_for(task, ctx.data_dir, spec.schema)
-    template = ctx.templates.get((spec.task, spec.schema))
-    if template is None:
-        raise M4AgentError(f"no workspace database built for {spec.task} ({spec.schema})")
-    shutil.copyfile(template, workspace / layout.DATABASE_NAME)  # kilobytes: the run's own database
     shutil.copy(FORWARDER, runtime / "forwarder.py")
     egress_dir = scratch / "egress"
     egress_dir.mkdir()
-    egress_dir.chmod(0o777)
+    egress_dir.chmod(0o755)
     secrets_dir = scratch / "secrets"
     secrets_dir.mkdir(mode=0o700)
     if os.getuid() == 0:
         os.chown(secrets_dir, uid, gid)
     secrets_file = _write_secrets(secrets_dir, ctx.secrets, uid, gid)
-    _own(workspace, uid, gid)
 
     binds = [
-        docker_layer.Bind(workspace, layout.WORKSPACE, read_only=False),
+        docker_layer.Bind(seed, layout.SEED),
         docker_layer.Bind(runtime, layout.RUNTIME),
-        docker_layer.Bind(egress_dir, layout.EGRESS_DIR, read_only=False),
+        docker_layer.Bind(egress_dir, layout.EGRESS_DIR),  # read-only: connecting to a socket writes nothing
         docker_layer.Bind(secrets_file, layout.SECRETS_FILE),
     ]
-    binds += [docker_layer.Bind(Path(host), target) for host, target in workspaces.mounts(plan, data_root)]
-    binds += [docker_layer.Bind(host, target) for host, target in agent.mounts(options)]
+    outside = list(workspaces.mounts(plan, data_root)) + list(agent.mounts(options))
     if agent.needs_solution and with_solution:
         solution = ctx.solutions.get(spec.task)
         if solution is None:
             raise M4AgentError(f"no reference export for {spec.task} (the oracle needs one)")
-        binds.append(docker_layer.Bind(solution, f"{layout.SOLUTION}/{layout.OUTPUT_NAME}"))
+        outside.append((solution, f"{layout.SOLUTION}/{layout.OUTPUT_NAME}"))
+    mounts = scratch / "mounts"
+    mounts.mkdir()
+    for index, (host, target) in enumerate(outside):
+        source, _hidden = neutral_source(Path(host), mounts, index)
+        binds.append(docker_layer.Bind(source, target))
 
     labels = {docker_layer.LABEL_CAMPAIGN: ctx.campaign_id, docker_layer.LABEL_RUN: spec.key,
               docker_layer.LABEL_ATTEMPT: str(attempt_number), docker_layer.LABEL_ROLE: role}
@@ -221,15 +243,15 @@ def prepare_box(ctx: RunContext, spec: RunSpec, agent: Agent, workspace: Path, s
 
 SETUP_COMMAND = ["bash", "-c", f"for i in $(seq 200); do [ -e {READY_FILE} ] && break; sleep 0.05; done; "
                  f"[ -e {READY_FILE} ] || {{ echo 'egress forwarder not ready' >&2; exit 3; }}; "
+                 f"cp -R --no-dereference {layout.SEED}/. {layout.WORKSPACE}/ || exit 5; "
                  f"[ -r {layout.WORKSPACE}/{layout.DATABASE_NAME} ] || {{ echo 'no database' >&2; exit 4; }}"]
 
 
 def _attempt_body(ctx: RunContext, spec: RunSpec, agent: Agent, attempt: Path, record: AttemptRecord,
                   name: str, scratch: Path) -> None:
     options = ctx.agent_options.get(spec.agent, {})
-    workspace = attempt / "workspace"
-    box_spec = prepare_box(ctx, spec, agent, workspace, scratch, "agent", name, record.number)
-    instruction = (workspace / layout.INSTRUCTION_NAME).read_text()
+    box_spec = prepare_box(ctx, spec, agent, scratch, "agent", name, record.number)
+    instruction = (scratch / "seed" / layout.INSTRUCTION_NAME).read_text()
     run_instruction = attempt.parent.parent / layout.INSTRUCTION_NAME
     if not run_instruction.exists():
         run_instruction.write_text(instruction)
@@ -249,43 +271,65 @@ def _attempt_body(ctx: RunContext, spec: RunSpec, agent: Agent, attempt: Path, r
         context = AgentContext(instruction_file=f"{layout.WORKSPACE}/{layout.INSTRUCTION_NAME}",
                                instruction=instruction, model=spec.model, options=options)
         ran = box.exec(_agent_script(agent.command(context)), limits.agent_seconds,
-                       log=attempt / "trace.log", environment={"M4AGENT_INSTRUCTION": context.instruction_file})
+                       log=attempt / "trace.log", environment={"M4AGENT_INSTRUCTION": context.instruction_file},
+                       stop_agent_on_timeout=True)
         record.phases["agent"] = round(ran.seconds, 3)
         record.exit_code = ran.exit_code
         if ran.truncated:
             record.extra["trace_truncated"] = True
-        if not ran.timed_out and agent.collect_from_home:
-            started = time.monotonic()
-            copy = ["bash", "-c", f'mkdir -p {COLLECT_DIR}; for p in "$@"; do [ -e "$HOME/$p" ] && '
-                    f'cp -r --no-dereference "$HOME/$p" {COLLECT_DIR}/; done; true', "collect",
-                    *agent.collect_from_home]
-            collected = box.exec(copy, limits.collect_seconds, log=attempt / "collect.log")
-            record.phases["collect"] = round(time.monotonic() - started, 3)
-            if collected.timed_out:
-                record.extra["collect"] = "timed out"
-    _classify(ctx, spec, agent, attempt, workspace, ran.timed_out, ran.exit_code, record)
+        started = time.monotonic()
+        lint = integrity.Lint(None if agent.needs_solution else ctx.solutions.get(spec.task), ctx.host_paths(),
+                              list(ctx.secrets.values()))
+        collected = _collect(box, agent, attempt, scratch, lint)
+        record.phases["collect"] = round(time.monotonic() - started, 3)
+    _classify(ctx, spec, agent, attempt, collected, ran.timed_out, ran.exit_code, record)
 
 
-def _classify(ctx: RunContext, spec: RunSpec, agent: Agent, attempt: Path, workspace: Path,
+def _collect(box: docker_layer.AgentContainer, agent: Agent, attempt: Path, scratch: Path,
+             lint: integrity.Lint) -> collect.Collected:
+    """Stop every process of the agent, then read the workspace out of the container (``collect``).
+
+    A container the agent's processes could not be shown dead in, or one that is gone (the agent
+    ran it out of memory), leaves nothing trustworthy to collect: the workspace is lost, which is
+    the agent's outcome (``no_output``, with the reason), never a retried infrastructure error."""
+    state = box.state()
+    if not state.get("Running") or not box.stop_agent():
+        why = "out of memory" if state.get("OOMKilled") else "its processes could not be stopped"
+        return collect.Collected(why_no_output=f"the workspace was lost: the container ended during the agent "
+                                               f"phase ({why})", findings=lint.findings())
+    archive = scratch / ARCHIVE_NAME
+    command = list(collect.TAR_COMMAND)
+    if agent.collect_from_home:  # the adapter's own files in HOME, under COLLECT_DIR in the archive
+        command = ["bash", "-c", f'mkdir -p {layout.WORKSPACE}/{COLLECT_DIR} && for p in "$@"; do '
+                   f'[ -e "$HOME/$p" ] && cp -R --no-dereference "$HOME/$p" {layout.WORKSPACE}/{COLLECT_DIR}/; '
+                   'done; exec ' + " ".join(command), "collect", *agent.collect_from_home]
+    limit = docker_layer.memory_bytes(box.spec.limits.workspace_size) + 64 * 1024 * 1024  # tar's headers
+    for _ in range(2):  # tar's archive is never empty: empty and silent, the exec did not run (the engine's)
+        ran, errors = box.exec_capture(command, box.spec.limits.collect_seconds, archive, limit)
+        if archive.stat().st_size > 0 or errors or ran.timed_out:  # tar ran: what it met is the agent's
+            break
+    else:
+        raise M4AgentError(f"collection produced nothing (exit {ran.exit_code}): {errors[:200]!r}")
+    complete = not ran.truncated and not ran.timed_out
+    if not complete:
+        box.kill()
+    return collect.collect(archive, attempt, lint, complete=complete, tar_errors=errors)
+
+
+def _classify(ctx: RunContext, spec: RunSpec, agent: Agent, attempt: Path, collected: collect.Collected,
               timed_out: bool, exit_code: int | None, record: AttemptRecord) -> None:
-    """Collect the output and decide the attempt's one outcome."""
-    database = workspace / layout.DATABASE_NAME
-    for leftover in (database, database.with_name(database.name + ".wal")):
-        if leftover.exists() and not leftover.is_symlink():
-            leftover.unlink()
-    output, why_not = _regular_output(workspace)
-    if output is not None:
-        shutil.copyfile(output, attempt / layout.OUTPUT_NAME, follow_symlinks=False)
-    record.has_output = output is not None
+    """Decide the attempt's one outcome from what the harness saw and collected."""
+    record.has_output = collected.output is not None
     trace_text = (attempt / "trace.log").read_text(errors="replace") if (attempt / "trace.log").exists() else ""
     entry = ledger.for_attempt(agent, spec.model, ctx.agent_options.get(spec.agent, {}), trace_text)
     if entry is not None:
         record.extra["ledger"] = entry
     allowed, denied = integrity.egress_verdict(attempt / "egress.jsonl", ctx.policy)
-    truth = None if agent.needs_solution else ctx.solutions.get(spec.task)
-    lint = integrity.lint_workspace(workspace, truth, ctx.host_paths(), list(ctx.secrets.values()))
+    flags = [f for f in collected.findings if f.rule in integrity.FLAG_RULES]
     record.violations = [{"rule": "egress", **event} for event in denied]
-    record.violations += [_violation_json(v) for v in lint]
+    record.violations += [_violation_json(v) for v in collected.findings if v.rule not in integrity.FLAG_RULES]
+    if flags:  # graded all the same, and reported apart for review
+        record.extra["flags"] = [_violation_json(v) for v in flags]
     if record.violations:
         record.outcome = Outcome.POLICY_VIOLATION
         record.reason = "; ".join(sorted({v["rule"] for v in record.violations}))
@@ -293,8 +337,8 @@ def _classify(ctx: RunContext, spec: RunSpec, agent: Agent, attempt: Path, works
         record.outcome, record.reason = Outcome.TIMEOUT, f"agent phase over {ctx.limits.agent_seconds:g} s"
     elif exit_code != 0:
         record.outcome, record.reason = Outcome.AGENT_ERROR, f"agent exited {exit_code}"
-    elif output is None:
-        record.outcome, record.reason = Outcome.NO_OUTPUT, why_not
+    elif collected.output is None:
+        record.outcome, record.reason = Outcome.NO_OUTPUT, collected.why_no_output
     else:
         record.outcome, record.reason = Outcome.SCORED, ""
     failed = agent.failure(trace_text) if record.outcome in (Outcome.AGENT_ERROR, Outcome.NO_OUTPUT,
