@@ -9,6 +9,7 @@ the container's mount table must name nothing of the host's layout.
 
 from __future__ import annotations
 
+import base64
 import shutil
 from pathlib import Path
 from typing import Any
@@ -137,3 +138,16 @@ def test_mount_table_names_nothing_of_the_host(engine: Any, data_dir: Path, tmp_
 def test_egress_folder_is_not_writable_by_the_agent(engine: Any, data_dir: Path, tmp_path: Path) -> None:
     folder, _ = _run(tmp_path, data_dir, "touch /run/m4agent-egress/planted && echo WROTE || echo REFUSED\n")
     assert "REFUSED" in (folder / "trace.log").read_text()
+
+
+def test_output_identical_to_the_truth_is_graded_and_flagged_not_zeroed(
+        engine: Any, data_dir: Path, tmp_path: Path) -> None:
+    # what an honest agent writes when it runs the skill's SQL (with-skill-rawsql) and sorts by key
+    from m4agent.reference_export import export
+
+    truth = tmp_path / "truth.csv"
+    export(TASK, data_dir, truth)
+    encoded = base64.b64encode(truth.read_bytes()).decode()
+    folder, result = _run(tmp_path, data_dir, f"echo {encoded} | base64 -d > output.csv\n")
+    assert result["outcome"] == Outcome.SCORED.value and result["reward"] == 1.0, result
+    assert [flag["rule"] for flag in result["flags"]] == ["truth_copy"]
