@@ -24,12 +24,14 @@ from typer.testing import CliRunner
 
 from m4agent.cli import app
 from m4agent.errors import M4AgentError
+from m4agent.export.harbor_results import run_table
 from m4agent.grading import grade
 from m4agent.harness import campaign, records
 from m4agent.harness.records import AttemptRecord, Outcome, RunSpec
 from m4agent.harness.view import write_view
 from m4agent.registry import all_tasks
 from m4agent.reports import report
+from m4agent.reports.sources import load_table
 
 runner = CliRunner()
 SPOOFED_TASK = "fx-vaso"
@@ -55,7 +57,7 @@ def _finish(campaign_dir: Path, data_dir: Path, truth: dict[str, Path]) -> dict[
     return attempts
 
 
-def _plant(workspace: Path, tasks_dir: Path, truth: Path) -> None:
+def _plant(workspace: Path, tasks_dir: Path, output: Path) -> None:
     """What a hostile agent leaves: a run of another task with a perfect M4Bench result, and a campaign."""
     spec = RunSpec(task=SPOOFED_TASK, task_digest="spoof", condition="no-skill", schema="native", agent="shell",
                    agent_version="spoof", model="spoof", trial=7)
@@ -63,13 +65,13 @@ def _plant(workspace: Path, tasks_dir: Path, truth: Path) -> None:
     (workspace / records.RESULT_FILE).write_text(json.dumps({
         **asdict(spec), "run_id": "spoof", "agent_result": {"returncode": 0},
         "test_results": {"reward": 1.0, "passed": 5, "failed": 0, "errors": 0, "key_precision": 1.0}}))
-    shutil.copy(truth, workspace / "output.csv")
+    shutil.copy(output, workspace / "output.csv")
     (workspace / campaign.CAMPAIGN_FILE).write_text(json.dumps({"id": "spoof", "tasks_dir": str(tasks_dir)}))
     (workspace / campaign.PLAN_FILE).write_text(json.dumps({"runs": {spec.key: asdict(spec)}, "skipped": []}))
     nested = records.run_folder(workspace, spec)
     nested.mkdir(parents=True)
     (nested / records.RUN_FILE).write_text(json.dumps({**asdict(spec), "key": spec.key}))
-    shutil.copy(truth, nested / "output.csv")  # no result.json: a grader would write one here
+    shutil.copy(output, nested / "output.csv")  # no result.json: a grader would write one here
 
 
 @pytest.fixture(scope="module")
@@ -225,3 +227,37 @@ def test_a_plain_results_tree_keeps_its_runs_at_any_depth_but_not_in_layout_fold
     found = grade.discover_runs(root, all_tasks(built[2]))
     assert sorted(b.folder.relative_to(root).as_posix() for b in found) == ["deep/er/run-002", "run-001",
                                                                              "run-003"]
+
+
+def test_a_campaign_in_a_plain_run_folder_is_not_trusted(built: tuple[Path, Path, Path], tmp_path: Path) -> None:
+    """An M4Bench results tree keeps whatever its agents left: a run folder with a campaign's files is
+    still a run folder, read as before, and the plan it holds is never read."""
+    run = tmp_path / "results" / "run-x"
+    run.mkdir(parents=True)
+    (tmp_path / "output.csv").write_text("stay_id,norepinephrine_equivalent_dose\n")
+    _plant(run, built[2], tmp_path / "output.csv")
+    loaded = report.build([tmp_path / "results"])
+    assert [(r["task"], r["model"], r["trial"]) for r in loaded["runs"]] == [(SPOOFED_TASK, "spoof", 7)]
+    assert [s["kind"] for s in loaded["sources"]] == ["m4bench-results"]
+
+
+def _harbor_trial(folder: Path, name: str, reward: float) -> None:
+    """A trial folder as Harbor writes it, with our verifier's result beside it."""
+    (folder / "verifier").mkdir(parents=True)
+    (folder / records.RESULT_FILE).write_text(json.dumps({
+        "task_name": "m4agent/fx-meld__no-skill__native", "trial_name": name, "started_at": "2026-12-01T10:00:00",
+        "finished_at": "2026-12-01T10:00:59", "agent_info": {"name": "oracle", "model_info": None},
+        "exception_info": None}))
+    (folder / "verifier" / records.RESULT_FILE).write_text(json.dumps({
+        "reward": reward, "checks": [{"name": "test_output_exists", "passed": True}]}))
+
+
+def test_harbor_trial_records_left_in_a_trials_mounted_folders_are_not_trials(tmp_path: Path) -> None:
+    """Harbor mounts a trial's agent/, verifier/ and artifacts/ into the environment: a trial planted
+    there (with its own perfect verifier result) is never read back as a trial."""
+    job = tmp_path / "job"
+    _harbor_trial(job / "t1", "t1", 0.25)
+    for mounted in ("agent", "artifacts", "verifier"):
+        _harbor_trial(job / "t1" / mounted / "planted", f"planted-{mounted}", 1.0)
+    runs = load_table(run_table(job, tmp_path / "runs.csv"))
+    assert [(r.run_id, r.reward) for r in runs] == [("t1", 0.25)]

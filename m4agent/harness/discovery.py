@@ -14,11 +14,13 @@ campaign layout decides, never what a walk meets:
   is a run, at any depth; folders the campaign layout names (``attempts/``, ``workspace/``) are never
   entered, wherever they are, and neither are links;
 - a campaign is trusted only outside every run folder (a folder holding ``run.json`` or
-  ``result.json``): the outermost campaign above a path is the one that counts, and a campaign below
-  a run folder is walked as a plain folder, its plan never read.
+  ``result.json``, which a campaign folder never does): the outermost campaign above a path is the
+  one that counts, and a campaign at or below a run folder is walked as a plain folder, its plan
+  never read.
 
-Readers (``grade --results-root``, ``report``, ``view``) take their folders from here and open the
-files in them themselves.
+Readers (``grade --results-root``, ``report``, ``view``, Harbor's job folders read back by
+``export.harbor_results``, which adds the folders Harbor lets the agent write) take their folders
+from here and open the files in them themselves.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
+from m4agent.errors import M4AgentError
 from m4agent.harness import campaign, records
 from m4agent.harness.records import RunSpec
 
@@ -74,10 +77,18 @@ def _holds(folder: Path, names: Collection[str]) -> bool:
     return any(_mode(folder / name) is not None for name in names)
 
 
-def has_campaign_files(folder: Path) -> bool:
-    """``campaign.json`` and ``plan.json`` as regular files (links are not followed)."""
+def _is_campaign(folder: Path) -> bool:
+    """``campaign.json`` and ``plan.json`` as regular files (links are not followed), and no run record."""
     modes = [_mode(folder / name) for name in (campaign.CAMPAIGN_FILE, campaign.PLAN_FILE)]
-    return all(mode is not None and stat.S_ISREG(mode) for mode in modes)
+    return all(mode is not None and stat.S_ISREG(mode) for mode in modes) and not _holds(folder, RUN_RECORDS)
+
+
+def _planned_runs(campaign_dir: Path) -> tuple[RunSpec, ...]:
+    try:
+        return tuple(campaign.planned_runs(campaign_dir))
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise M4AgentError(f"{campaign_dir / campaign.PLAN_FILE} is not a plan m4agent wrote ({exc!r}); the "
+                           "campaign folder is damaged") from exc
 
 
 @dataclass(frozen=True)
@@ -92,7 +103,7 @@ class _Above:
 def _above(real: Path) -> _Above:
     in_run = False
     for folder in reversed(real.parents):
-        if not in_run and has_campaign_files(folder):
+        if not in_run and _is_campaign(folder):
             return _Above(campaign=folder)
         if in_run and folder.name in LAYOUT_FOLDERS:
             return _Above(in_run=True, in_layout=True)
@@ -108,7 +119,7 @@ def _planned_holding(folder: Path, marks: Collection[str]) -> bool:
 def _inside(campaign_dir: Path, root: Path, real: Path, marks: Collection[str]) -> Found:
     """The planned runs of ``campaign_dir`` at or below ``root`` (whose real location is ``real``)."""
     specs, planned = [], []
-    for spec in campaign.planned_runs(campaign_dir):
+    for spec in _planned_runs(campaign_dir):
         folder = records.run_folder(campaign_dir, spec)
         if folder == real or real in folder.parents:
             specs.append(spec)
@@ -119,10 +130,12 @@ def _inside(campaign_dir: Path, root: Path, real: Path, marks: Collection[str]) 
     return Found(campaigns=(runs,), planned=tuple(planned), plain=())
 
 
-def find(root: Path, marks: Collection[str]) -> Found:
+def find(root: Path, marks: Collection[str], never_enter: Collection[str] = ()) -> Found:
     """The runs at or below ``root`` by the rule above; ``marks`` are the names that make a folder of a
-    plain tree (or a planned run's folder) a run for the reader (grading: run.json or output.csv).
-    Folders are given under ``root`` as given."""
+    plain tree (or a planned run's folder) a run for the reader (grading: run.json or output.csv), and
+    ``never_enter`` names folders a plain tree's own layout gives the agent, skipped like the campaign
+    layout's. Folders are given under ``root`` as given."""
+    skipped = LAYOUT_FOLDERS | frozenset(never_enter)
     real = root.resolve()
     above = _above(real)
     if above.campaign is not None:
@@ -134,8 +147,8 @@ def find(root: Path, marks: Collection[str]) -> Found:
     pending = [(root, above.in_run)]
     while pending:
         folder, in_run = pending.pop()
-        if not in_run and has_campaign_files(folder):
-            campaigns.append(CampaignRuns(folder, tuple(campaign.planned_runs(folder)), whole=True))
+        if not in_run and _is_campaign(folder):
+            campaigns.append(CampaignRuns(folder, _planned_runs(folder), whole=True))
             continue
         try:
             with os.scandir(folder) as scan:
@@ -147,7 +160,7 @@ def find(root: Path, marks: Collection[str]) -> Found:
             plain.append(folder)
         inner = in_run or not names.isdisjoint(RUN_RECORDS)
         pending.extend((Path(entry.path), inner) for entry in entries
-                       if entry.name not in LAYOUT_FOLDERS and entry.is_dir(follow_symlinks=False))
+                       if entry.name not in skipped and entry.is_dir(follow_symlinks=False))
     campaigns.sort(key=lambda found: found.folder)
     planned = [c.run_folder(spec) for c in campaigns for spec in c.specs]
     return Found(campaigns=tuple(campaigns), planned=tuple(f for f in planned if _planned_holding(f, marks)),
