@@ -97,18 +97,20 @@ class _Above:
 
     campaign: Path | None = None  # the trusted campaign the path is inside
     in_run: bool = False  # a run folder is above the path: no campaign at or below it is trusted
-    in_layout: bool = False  # the path is (inside) the attempts/ or workspace/ folder of a run
+    in_layout: bool = False  # the path is (inside) a skipped folder (attempts/, workspace/) of a run
 
 
-def _above(real: Path) -> _Above:
+def _above(real: Path, skipped: Collection[str] = LAYOUT_FOLDERS) -> _Above:
+    """Walk down to ``real`` as ``find`` walks: the first trusted campaign met is the one it lies in; a
+    skipped folder met below a run folder means it lies in what an agent wrote."""
     in_run = False
     for folder in reversed(real.parents):
         if not in_run and _is_campaign(folder):
             return _Above(campaign=folder)
-        if in_run and folder.name in LAYOUT_FOLDERS:
+        if in_run and folder.name in skipped:
             return _Above(in_run=True, in_layout=True)
         in_run = in_run or _holds(folder, RUN_RECORDS)
-    return _Above(in_run=in_run, in_layout=in_run and real.name in LAYOUT_FOLDERS)
+    return _Above(in_run=in_run, in_layout=in_run and real.name in skipped)
 
 
 def _planned_holding(folder: Path, marks: Collection[str]) -> bool:
@@ -137,7 +139,7 @@ def find(root: Path, marks: Collection[str], never_enter: Collection[str] = ()) 
     layout's. Folders are given under ``root`` as given."""
     skipped = LAYOUT_FOLDERS | frozenset(never_enter)
     real = root.resolve()
-    above = _above(real)
+    above = _above(real, skipped)
     if above.campaign is not None:
         return _inside(above.campaign, root, real, marks)
     if above.in_layout:
