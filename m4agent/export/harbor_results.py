@@ -6,6 +6,11 @@ own ``result.json`` (reward, match rates, checks, key precision and recall). The
 columns of M4Bench's published run tables (``final_*_runs.csv``), which `m4agent report` reads
 like any campaign: task, condition and schema from the exported task's name
 (``m4agent/<task>__<condition>__<schema>``), trials numbered per combination in start order.
+
+Harbor mounts a trial's ``agent/``, ``verifier/`` and ``artifacts/`` into the environment, so
+whatever lies below them is the agent's word: trials are found by ``m4agent.harness.discovery``'s
+walk, which never enters them (nor a link), and the verifier's ``result.json`` is read only beside
+its trial.
 """
 
 from __future__ import annotations
@@ -17,8 +22,11 @@ from pathlib import Path
 from typing import Any
 
 from m4agent.errors import M4AgentError
+from m4agent.harness import discovery
 
 PREFIX = "m4agent/"
+RESULT_FILE = "result.json"  # Harbor's TrialResult, and our verifier's under verifier/
+AGENT_WRITABLE = ("agent", "verifier", "artifacts", "steps")  # a trial's folders the environment writes
 COLUMNS = ("task", "condition", "schema", "agent", "model", "trial", "run_id", "reward", "errors", "failed",
            "agent_returncode", "key_precision", "key_recall", "key_f1", "extra_keys", "agent_unique_keys",
            "truth_rows", "elapsed_seconds", "match_rates")
@@ -27,9 +35,8 @@ COLUMNS = ("task", "condition", "schema", "agent", "model", "trial", "run_id", "
 def _trial_results(job_dir: Path) -> list[tuple[Path, dict[str, Any]]]:
     """Harbor's trial results under ``job_dir``: the result.json files naming a trial and a task."""
     found = []
-    for path in sorted(job_dir.rglob("result.json")):
-        if path.parent.name == "verifier":
-            continue  # ours, read beside its trial
+    for folder in discovery.find(job_dir, (RESULT_FILE,), never_enter=AGENT_WRITABLE).plain:
+        path = folder / RESULT_FILE
         try:
             data = json.loads(path.read_text())
         except (OSError, ValueError):
@@ -42,12 +49,12 @@ def _trial_results(job_dir: Path) -> list[tuple[Path, dict[str, Any]]]:
 def _row(trial_dir: Path, data: dict[str, Any]) -> dict[str, Any]:
     parts = data["task_name"][len(PREFIX):].split("__")
     if len(parts) != 3:
-        raise M4AgentError(f"{trial_dir / 'result.json'}: task name {data['task_name']!r} is not an exported "
+        raise M4AgentError(f"{trial_dir / RESULT_FILE}: task name {data['task_name']!r} is not an exported "
                            "m4agent task (m4agent/<task>__<condition>__<schema>)")
     task, condition, schema = parts
     agent_info = data.get("agent_info") or {}
     model_info = agent_info.get("model_info") or {}
-    ours_path = trial_dir / "verifier" / "result.json"
+    ours_path = trial_dir / "verifier" / RESULT_FILE
     ours = json.loads(ours_path.read_text()) if ours_path.is_file() else None
     crashed = data.get("exception_info") is not None
     if ours is None:  # the verifier never graded: counted as the agent's failure, reward 0

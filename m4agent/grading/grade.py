@@ -31,6 +31,7 @@ from m4agent import duckdb_session
 from m4agent.errors import M4AgentError
 from m4agent.grading import run_files, truth_cache
 from m4agent.grading.loader import Run, load_runs
+from m4agent.harness import discovery, layout, records
 from m4agent.locking import data_dir_lock
 from m4agent.paths import PROJECT_ROOT
 from m4agent.registry import TASKS_DIR, Task, all_tasks
@@ -367,9 +368,9 @@ def write_json_atomic(path: Path, payload: dict[str, Any]) -> None:
         raise
 
 
-RUN_JSON = "run.json"
-OUTPUT_CSV = "output.csv"
-RESULT_JSON = "result.json"
+RUN_JSON = records.RUN_FILE
+OUTPUT_CSV = layout.OUTPUT_NAME
+RESULT_JSON = records.RESULT_FILE
 RUN_JSON_MAX_BYTES = 1 << 20
 
 
@@ -389,23 +390,6 @@ def remove_leftovers(folder: Path) -> list[str]:
             except OSError:
                 pass
     return removed
-
-
-def _run_folders(root: Path) -> list[Path]:
-    """Every folder under ``root`` (itself included) holding a run.json or an output.csv, sorted; links
-    to folders are not entered, unreadable folders are passed over."""
-    found, pending = [], [root]
-    while pending:
-        folder = pending.pop()
-        try:
-            entries = list(os.scandir(folder))
-        except OSError:
-            continue
-        names = {entry.name for entry in entries}
-        if RUN_JSON in names or OUTPUT_CSV in names:
-            found.append(folder)
-        pending.extend(Path(entry.path) for entry in entries if entry.is_dir(follow_symlinks=False))
-    return sorted(found)
 
 
 def _task_of(folder: Path, tasks: dict[str, Task]) -> tuple[Task | None, str | None]:
@@ -430,11 +414,13 @@ def _task_of(folder: Path, tasks: dict[str, Task]) -> tuple[Task | None, str | N
 
 
 def discover_runs(root: Path, tasks: dict[str, Task]) -> list[BatchRun]:
-    """Every folder under ``root`` holding a run.json (or an output.csv without one), with its task and
-    output.csv, or the reason it cannot be graded. Never raises for what a run folder holds: a link, a
-    directory, a pipe or a malformed file is that run's problem (run_files)."""
+    """Every run folder under ``root`` holding a run.json (or an output.csv without one), with its task
+    and output.csv, or the reason it cannot be graded. Which folders are runs is ``discovery``'s rule (a
+    campaign's planned runs only; never an attempt's or a workspace's files; links not entered). Never
+    raises for what a run folder holds: a link, a directory, a pipe or a malformed file is that run's
+    problem (run_files)."""
     found = []
-    for folder in _run_folders(root):
+    for folder in discovery.find(root, (RUN_JSON, OUTPUT_CSV)).folders:
         run_id = folder.relative_to(root).as_posix() if folder != root else folder.name
         task, problem = _task_of(folder, tasks)
         if task is None:

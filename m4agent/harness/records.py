@@ -7,7 +7,8 @@ condition, schema variant, agent and agent version, model and trial. Nothing els
 an upgrade of unrelated code, or on another machine, finds its runs again.
 
 A run folder holds ``run.json`` (the spec and key, written once), ``instruction.md``,
-and ``attempts/NNNN/``, one folder per attempt, appended and never removed:
+and ``attempts/NNNN/``, one folder per attempt, appended and never removed (the agent's
+``workspace/`` inside it is what the agent wrote: ``discovery`` never reads a record there):
 
 - ``started.json`` is written when the attempt starts;
 - ``attempt.json`` when it ends, with exactly one ``Outcome``;
@@ -41,6 +42,8 @@ RESULT_FILE = "result.json"
 STARTED_FILE = "started.json"
 ATTEMPT_FILE = "attempt.json"
 ATTEMPTS_DIR = "attempts"
+RUNS_DIR = "runs"  # CAMPAIGN/runs/<task>/<key>/
+WORKSPACE_DIR = "workspace"  # attempts/NNNN/workspace/
 SCHEMA_VERSION = 1
 
 
@@ -157,7 +160,7 @@ def remove_stale_temporaries(folder: Path) -> None:
 
 
 def run_folder(campaign: Path, spec: RunSpec) -> Path:
-    return campaign / "runs" / spec.task / spec.key
+    return campaign / RUNS_DIR / spec.task / spec.key
 
 
 def write_run(folder: Path, spec: RunSpec, extra: dict[str, Any] | None = None) -> None:

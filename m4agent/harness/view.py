@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from m4agent.errors import M4AgentError
-from m4agent.harness import records, trajectory
+from m4agent.harness import campaign, discovery, records, trajectory
 from m4agent.harness.agents import get_agent
 
 if TYPE_CHECKING:
@@ -62,11 +62,6 @@ def _page(title: str, body: str) -> str:
             f"<style>{CSS}</style><script>{SCRIPT}</script></head><body>{body}</body></html>")
 
 
-def _campaign_of(run_folder: Path) -> Path | None:
-    candidate = run_folder.parent.parent.parent
-    return candidate if (candidate / "campaign.json").exists() else None
-
-
 def _final_attempt(run_folder: Path, result: dict[str, Any] | None) -> Path | None:
     folders = records.attempt_folders(run_folder)
     if result and result.get("attempt"):
@@ -79,10 +74,10 @@ def _final_attempt(run_folder: Path, result: dict[str, Any] | None) -> Path | No
 def _task(run_folder: Path, name: str) -> Any:
     from m4agent.registry import TASKS_DIR, all_tasks
 
-    campaign = _campaign_of(run_folder)
+    campaign_dir = discovery.campaign_of(run_folder)
     tasks_dir = TASKS_DIR
-    if campaign is not None:
-        tasks_dir = Path(records.read_json(campaign / "campaign.json").get("tasks_dir", TASKS_DIR))
+    if campaign_dir is not None:
+        tasks_dir = Path(records.read_json(campaign_dir / campaign.CAMPAIGN_FILE).get("tasks_dir", TASKS_DIR))
     return all_tasks(tasks_dir).get(name)
 
 
@@ -133,8 +128,9 @@ def comparisons(run_folders: list[Path]) -> dict[Path, str]:
     by_data_dir: dict[Path, list[tuple[Path, Run]]] = {}
     for folder in run_folders:
         spec = records.read_json(folder / records.RUN_FILE)
-        campaign = _campaign_of(folder)
-        data_dir = records.read_json(campaign / "campaign.json").get("data_dir") if campaign else None
+        campaign_dir = discovery.campaign_of(folder)
+        data_dir = records.read_json(campaign_dir / campaign.CAMPAIGN_FILE).get("data_dir") if campaign_dir \
+            else None
         task = _task(folder, spec["task"])
         output = _output_of(folder)
         if output is None:
@@ -222,13 +218,13 @@ def run_section(run_folder: Path, compared: str) -> tuple[str, dict[str, Any]]:
     return f"<section>{body}</section>", summary
 
 
-def _index(campaign_dir: Path, out: Path) -> Path:
+def _index(found: discovery.CampaignRuns, out: Path) -> Path:
+    campaign_dir = found.folder
     pages = out
     pages.mkdir(parents=True, exist_ok=True)
     rows, by_task = [], {}
-    specs = sorted(records.read_json(campaign_dir / "plan.json")["runs"].values(),
-                   key=lambda s: (s["task"], s["condition"], s["agent"], s["trial"]))
-    folders = [campaign_dir / "runs" / spec["task"] / records.RunSpec(**spec).key for spec in specs]
+    specs = sorted(found.specs, key=lambda s: (s.task, s.condition, s.agent, s.trial))
+    folders = [found.run_folder(spec) for spec in specs]
     compared = comparisons(folders)
     sections = {folder: run_section(folder, compared[folder]) for folder in folders}
     for folder in folders:
@@ -267,23 +263,27 @@ def write_view(target: Path, other: Path | None = None, out: Path | None = None)
     """Write the HTML view of a run folder, two run folders side by side, or a campaign; returns the page."""
     target = target.resolve()
     if other is not None:
+        other = other.resolve()
         for folder in (target, other):
-            if not (folder / records.RUN_FILE).exists():
-                raise M4AgentError(f"{folder} is not a run folder (no run.json); pass two runs/<task>/<key> folders")
+            if not discovery.is_run(folder):
+                raise M4AgentError(f"{folder} is not a run folder (no run.json, or not a run of the campaign it "
+                                   "lies in); pass two runs/<task>/<key> folders")
         page = out or target / "compare.html"
-        pair = [target, other.resolve()]
+        pair = [target, other]
         compared = comparisons(pair)
         page.write_text(compare_page(*(run_section(folder, compared[folder]) for folder in pair)))
         return page
-    if (target / records.RUN_FILE).exists():
+    if discovery.is_run(target):
         section, summary = run_section(target, comparisons([target])[target])
         page = out or target / "view.html"
         page.write_text(_page(summary["task"], section))
         return page
-    if (target / "campaign.json").exists():
-        return _index(target, out or target / "view")
-    raise M4AgentError(f"{target} is neither a run folder (run.json) nor a campaign folder (campaign.json); "
-                       "pass one of them")
+    found = discovery.campaign_at(target)
+    if found is not None:
+        return _index(found, out or target / "view")
+    raise M4AgentError(f"{target} is neither a run folder (run.json) nor a campaign folder (campaign.json and "
+                       "plan.json), or it lies inside a run's attempts (what an agent wrote is never read as a "
+                       "run); pass a runs/<task>/<key> folder or a campaign folder")
 
 
 def view_command(

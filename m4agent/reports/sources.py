@@ -8,6 +8,11 @@
   follow-up manifest does;
 - **one of M4Bench's published run tables** (``final_*_runs.csv``, ``followup_canonical_runs.csv``).
 
+A folder is read by ``m4agent.harness.discovery``'s rule: a campaign's runs are its planned runs
+(also when the folder given is its ``runs/`` or a folder above it, beside other campaigns and
+M4Bench result folders), and no record an agent could have written (in an attempt, a workspace) is
+ever read as a run.
+
 Each run becomes one ``RunRecord``. ``Observation``s are what estimates average: one per valid run
 (``valid_observations``), or one per attempt with infrastructure failures as zero
 (``all_attempt_observations``), so a report can show whether failures move a result.
@@ -26,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from m4agent.errors import M4AgentError
+from m4agent.harness import discovery, records
 
 SOURCE_CAMPAIGN = "m4agent-campaign"
 SOURCE_RESULTS = "m4bench-results"
@@ -270,10 +276,12 @@ def _agent_from_run_id(run_id: str) -> str:
 TIMESTAMP = re.compile(r"_(\d{8}_\d{6})$")
 
 
-def load_results_folder(root: Path) -> list[RunRecord]:
-    """Every M4Bench ``result.json`` under ``root``; of runs sharing a key the latest timestamp wins."""
+def load_results_folders(folders: Sequence[Path]) -> list[RunRecord]:
+    """The M4Bench ``result.json`` of each run folder (files of another format are passed over); of
+    runs sharing a key the latest timestamp wins."""
     latest: dict[tuple[str, str, str, str, str, int], tuple[str, RunRecord]] = {}
-    for path in sorted(root.rglob("result.json")):
+    for folder in folders:
+        path = folder / records.RESULT_FILE
         try:
             data = json.loads(path.read_text())
         except (OSError, json.JSONDecodeError) as exc:
@@ -319,20 +327,20 @@ def _m4bench_result(data: dict[str, Any], folder: Path) -> RunRecord:
 
 # -- an m4agent campaign folder --------------------------------------------------------------------
 
-def load_campaign(campaign_dir: Path) -> Loaded:
-    """Every planned run of an m4agent campaign (finished or not), its attempts, and run folders no
-    plan names."""
-    from m4agent.harness import campaign, records
+def load_campaign(found: discovery.CampaignRuns) -> Loaded:
+    """The planned runs of an m4agent campaign that a path covers (finished or not), their attempts,
+    and, when it covers them all, the run folders no plan names."""
+    from m4agent.harness import campaign
     from m4agent.reports import nmae
 
+    campaign_dir, specs = found.folder, found.specs
     meta = records.read_json(campaign_dir / campaign.CAMPAIGN_FILE)
     tasks_dir = Path(meta["tasks_dir"]) if meta.get("tasks_dir") else None
-    specs = campaign.planned_runs(campaign_dir)
-    planned_keys = {spec.key for spec in specs}
+    planned_keys = {spec.key for spec in campaign.planned_runs(campaign_dir)}
     truth = nmae.TruthColumns(campaign_dir / ".truth", tasks_dir)
     runs = []
     for spec in specs:
-        folder = records.run_folder(campaign_dir, spec)
+        folder = found.run_folder(spec)
         ended = records.attempts(folder)
         record = RunRecord(task=spec.task, condition=spec.condition, schema=spec.schema, agent=spec.agent,
                            model=spec.model, trial=spec.trial, run_id=spec.key, source=SOURCE_CAMPAIGN,
@@ -346,8 +354,8 @@ def load_campaign(campaign_dir: Path) -> Loaded:
             record.outcome = ended[-1].outcome.value
         runs.append(record)
     unexpected = []
-    runs_root = campaign_dir / "runs"
-    if runs_root.is_dir():
+    runs_root = campaign_dir / records.RUNS_DIR
+    if found.whole and runs_root.is_dir():
         for run_json in sorted(runs_root.glob(f"*/*/{records.RUN_FILE}")):
             if run_json.parent.name not in planned_keys:
                 unexpected.append(str(run_json.parent.relative_to(campaign_dir)))
@@ -382,21 +390,33 @@ def _fill_from_result(record: RunRecord, result: dict[str, Any]) -> None:
 
 # -- any of them ----------------------------------------------------------------------------------
 
-def kind_of(path: Path) -> str:
-    """Which source a path is: a campaign folder, a run table or a folder of result.json files."""
-    from m4agent.harness import campaign
+def _read_folder(path: Path) -> list[tuple[str, str, Loaded]]:
+    """The sources in a folder (discovery's rule): each campaign it is, lies in or holds, and the
+    M4Bench result.json files of its other folders; (kind, path, runs) each."""
+    found = discovery.find(path, (records.RESULT_FILE,))
+    read = [(SOURCE_CAMPAIGN, str(c.folder), load_campaign(c)) for c in found.campaigns]
+    results = load_results_folders(found.plain)
+    if results:
+        read.append((SOURCE_RESULTS, str(path), Loaded(runs=results, sources=[])))
+    if not any(loaded.runs for _, _, loaded in read):
+        inside = f" (it lies inside campaign {found.campaigns[0].folder}, whose runs are runs/<task>/<key>/)" \
+            if found.campaigns and not found.campaigns[0].whole else ""
+        raise M4AgentError(f"{path} holds no run{inside}; give a campaign folder, a folder of M4Bench "
+                           "result.json files or a run table")
+    return read
 
+
+def _read(path: Path) -> list[tuple[str, str, Loaded]]:
+    """The sources a path names: a run table, or the campaigns and result folders of a folder."""
     if path.is_file():
         if path.suffix.lower() != ".csv":
             raise M4AgentError(f"{path} is a file but not a run table (.csv); give a campaign folder, a folder "
                                "of M4Bench result.json files or one of M4Bench's final_*_runs.csv")
-        return SOURCE_TABLE
+        return [(SOURCE_TABLE, str(path), Loaded(runs=load_table(path), sources=[]))]
     if not path.is_dir():
         raise M4AgentError(f"{path} does not exist; give a campaign folder, a folder of M4Bench result.json "
                            "files or one of M4Bench's final_*_runs.csv")
-    if (path / campaign.CAMPAIGN_FILE).exists() and (path / campaign.PLAN_FILE).exists():
-        return SOURCE_CAMPAIGN
-    return SOURCE_RESULTS
+    return _read_folder(path)
 
 
 def load(paths: Sequence[Path], tasks_dir: Path | None = None) -> Loaded:
@@ -410,20 +430,15 @@ def load(paths: Sequence[Path], tasks_dir: Path | None = None) -> Loaded:
     planned: list[tuple[str, str, str, str, str, int]] | None = None
     unexpected: list[str] = []
     for path in paths:
-        kind = kind_of(path)
-        if kind == SOURCE_CAMPAIGN:
-            loaded = load_campaign(path)
+        for kind, where, loaded in _read(path):
             runs = loaded.runs
-            planned = (planned or []) + (loaded.planned or [])
-            unexpected += loaded.unexpected
-        else:
-            runs = load_table(path) if kind == SOURCE_TABLE else load_results_folder(path)
-            if not runs:
-                raise M4AgentError(f"{path} holds no M4Bench result.json; give a campaign folder, a folder of "
-                                   "result.json files or a run table")
-            _annotate(runs, tasks_dir)
-        replaced = sum(1 for run in runs if run.key in merged)
-        for run in runs:
-            merged[run.key] = run
-        sources.append({"path": str(path), "kind": kind, "runs": len(runs), "replaced": replaced})
+            if kind == SOURCE_CAMPAIGN:
+                planned = (planned or []) + (loaded.planned or [])
+                unexpected += loaded.unexpected
+            else:
+                _annotate(runs, tasks_dir)
+            replaced = sum(1 for run in runs if run.key in merged)
+            for run in runs:
+                merged[run.key] = run
+            sources.append({"path": where, "kind": kind, "runs": len(runs), "replaced": replaced})
     return Loaded(runs=list(merged.values()), sources=sources, planned=planned, unexpected=unexpected)
