@@ -284,8 +284,8 @@ def _classify(ctx: RunContext, spec: RunSpec, agent: Agent, attempt: Path, works
     allowed, denied = integrity.egress_verdict(attempt / "egress.jsonl", ctx.policy)
     truth = None if agent.needs_solution else ctx.solutions.get(spec.task)
     lint = integrity.lint_workspace(workspace, truth, ctx.host_paths(), list(ctx.secrets.values()))
-    record.violations = [{"rule": "egress", **event} for event in denied]
-    record.violations += [_violation_json(v) for v in lint]
+    record.add_violations({"rule": "egress", **event} for event in denied)
+    record.add_violations(_violation_json(v) for v in lint)
     if record.violations:
         record.outcome = Outcome.POLICY_VIOLATION
         record.reason = "; ".join(sorted({v["rule"] for v in record.violations}))
