@@ -37,7 +37,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import ipaddress
-import itertools
 import json
 import os
 import re
@@ -457,7 +456,7 @@ class EgressProxy:
         self.idle_timeout = idle_timeout
         self.head_timeout = head_timeout
         self.max_connections = max_connections
-        self._counter = itertools.count(1)
+        self._accepted = 0  # connections so far; each one's number in the log
         self._socket_inode: int | None = None
         self._thread: threading.Thread | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -563,7 +562,7 @@ class EgressProxy:
         for task in left:
             task.cancel()
         await asyncio.gather(*left, return_exceptions=True)
-        self.log.summary(next(self._counter) - 1)
+        self.log.summary(self._accepted)
 
     # ---- serving
 
@@ -571,7 +570,8 @@ class EgressProxy:
         task = asyncio.current_task()
         assert task is not None
         self._tasks.add(task)
-        conn = next(self._counter)
+        self._accepted += 1
+        conn = self._accepted
         try:
             if self._held >= self.max_connections:
                 self._refuse(writer, conn, _NO_REQUEST, 503, REFUSED_CAPACITY,
@@ -661,7 +661,6 @@ class EgressProxy:
                                                     stop=self._stopping)
         finally:
             self._tunnels.discard(task)
-            await shut(upstream[1])
             self.log.tunnel(
                 {
                     "event": "close",
@@ -676,3 +675,4 @@ class EgressProxy:
                     "duration_s": round(time.monotonic() - started, 3),
                 }
             )
+            await shut(upstream[1])  # after the close line: a cut-short close must not lose it
