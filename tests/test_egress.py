@@ -117,6 +117,11 @@ def events(log: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
 
 
+def decisions(log: Path) -> list[dict[str, Any]]:
+    """The decision lines (the log also holds close lines and, last, the proxy's summary)."""
+    return [event for event in events(log) if event["event"] == "decision"]
+
+
 def wait_for_event(log: Path, kind: str) -> dict[str, Any]:
     """The first event of ``kind``; a tunnel's close line is written by the proxy's thread after the relay ends."""
     deadline = time.monotonic() + WAIT_S
@@ -188,7 +193,7 @@ def test_unreachable_allowed_upstream_gets_502_and_is_logged_allowed(socket_dir:
         with proxy, unix_client(proxy.socket_path) as client:
             client.sendall(f"CONNECT 127.0.0.1:{port} HTTP/1.1\r\n\r\n".encode())
             assert read_all(client).startswith(b"HTTP/1.1 502 ")
-    (event,) = events(log)
+    (event,) = decisions(log)
     assert (event["allowed"], event["status"]) == (True, 502)
 
 
@@ -206,7 +211,7 @@ def test_connect_to_a_host_not_allowed_gets_403_and_is_logged_denied(socket_dir:
     log = tmp_path / "egress.jsonl"
     answer = refused(socket_dir, log, policy_for(["openai"]), b"CONNECT example.org:443 HTTP/1.1\r\n\r\n")
     assert answer.startswith(b"HTTP/1.1 403 ")
-    (event,) = events(log)
+    (event,) = decisions(log)
     assert (event["host"], event["port"], event["allowed"], event["status"]) == ("example.org", 443, False, 403)
 
 
@@ -214,7 +219,7 @@ def test_connect_to_an_allowed_host_on_another_port_gets_403(socket_dir: Path, t
     log = tmp_path / "egress.jsonl"
     answer = refused(socket_dir, log, policy_for(["openai"]), b"CONNECT api.openai.com:22 HTTP/1.1\r\n\r\n")
     assert answer.startswith(b"HTTP/1.1 403 ")
-    assert events(log)[0]["allowed"] is False
+    assert decisions(log)[0]["allowed"] is False
 
 
 def test_plain_http_get_gets_403_and_the_log_keeps_only_the_target(socket_dir: Path, tmp_path: Path) -> None:
@@ -223,7 +228,7 @@ def test_plain_http_get_gets_403_and_the_log_keeps_only_the_target(socket_dir: P
                b"Host: api.openai.com\r\nAuthorization: Bearer hunter2-token\r\n\r\n")
     answer = refused(socket_dir, log, policy_for(["openai"]), request)
     assert answer.startswith(b"HTTP/1.1 403 ")
-    (event,) = events(log)
+    (event,) = decisions(log)
     assert (event["method"], event["host"], event["port"], event["allowed"]) == ("GET", "api.openai.com", 80, False)
     assert "hunter2" not in log.read_text()
 
@@ -232,7 +237,7 @@ def test_malformed_head_gets_400_and_is_logged(socket_dir: Path, tmp_path: Path)
     log = tmp_path / "egress.jsonl"
     answer = refused(socket_dir, log, EgressPolicy(), b"\x16\x03\x01 this is not http\r\n\r\n")
     assert answer.startswith(b"HTTP/1.1 400 ")
-    (event,) = events(log)
+    (event,) = decisions(log)
     assert (event["allowed"], event["status"], event["method"]) == (False, 400, None)
 
 
@@ -240,7 +245,7 @@ def test_connect_without_a_port_is_malformed(socket_dir: Path, tmp_path: Path) -
     log = tmp_path / "egress.jsonl"
     answer = refused(socket_dir, log, policy_for(["openai"]), b"CONNECT api.openai.com HTTP/1.1\r\n\r\n")
     assert answer.startswith(b"HTTP/1.1 400 ")
-    assert events(log)[0]["allowed"] is False
+    assert decisions(log)[0]["allowed"] is False
 
 
 def test_head_over_16_kib_gets_400_and_is_logged(socket_dir: Path, tmp_path: Path) -> None:
@@ -248,7 +253,7 @@ def test_head_over_16_kib_gets_400_and_is_logged(socket_dir: Path, tmp_path: Pat
     request = b"CONNECT api.openai.com:443 HTTP/1.1\r\nX-Padding: " + b"a" * (17 * 1024) + b"\r\n\r\n"
     answer = refused(socket_dir, log, policy_for(["openai"]), request)
     assert answer.startswith(b"HTTP/1.1 400 ")
-    (event,) = events(log)
+    (event,) = decisions(log)
     assert (event["allowed"], event["reason"]) == (False, "request head over 16 KiB")
 
 
@@ -259,7 +264,7 @@ def test_connection_closed_without_a_byte_is_not_logged(socket_dir: Path, tmp_pa
         with unix_client(proxy.socket_path) as client:  # a second request proves the first was handled
             client.sendall(b"GET / HTTP/1.1\r\nHost: example.org\r\n\r\n")
             read_all(client)
-    assert [event["method"] for event in events(log)] == ["GET"]
+    assert [event["method"] for event in decisions(log)] == ["GET"]
 
 
 # --------------------------------------------------------------------------- lifecycle

@@ -200,7 +200,7 @@ def test_hostile_shell_agent_is_denied_every_probe_and_flagged(engine: Any, data
     assert result["outcome"] == "policy_violation" and result["reward"] == 0.0
     [final] = records.attempts(folder)
     denied = [v for v in final.violations if v["rule"] == "egress"]
-    assert denied and denied[0]["host"] == "forbidden.example.invalid"
+    assert "forbidden.example.invalid" in {v.get("host") for v in denied}
 
 
 def test_agent_past_its_time_limit_is_killed_and_recorded_timeout(engine: Any, data_dir: Path, tree: Path,

@@ -233,6 +233,24 @@ def test_egress_verdict_with_a_policy_reports_events_it_would_not_allow(tmp_path
     assert not clean and violations[0]["host"] == "example.org"
 
 
+def summary(refused: dict[str, int]) -> str:
+    return json.dumps({"event": "summary", "ts": "2026-12-01T10:00:01.000+00:00", "allowed": not refused,
+                       "connections": 3, "tunnels": 1, "refused": refused,
+                       "not_logged": {"refusals": 1, "tunnel_lines": 0}})
+
+
+def test_egress_verdict_puts_a_summary_that_counts_refusals_first(tmp_path: Path) -> None:
+    lines = [event(True), event(False, host="example.org"), summary({"policy": 2})]
+    clean, violations = egress_verdict(write_log(tmp_path / "egress.jsonl", lines))
+    assert not clean
+    assert [(v["event"], v["line"]) for v in violations] == [("summary", 3), ("decision", 2)]
+
+
+def test_egress_verdict_holds_an_allowed_summary_clean_under_a_policy(tmp_path: Path) -> None:
+    log = write_log(tmp_path / "egress.jsonl", [event(True), event(True, kind="close"), summary({})])
+    assert egress_verdict(log, EgressPolicy(frozenset({"api.openai.com"}))) == (True, [])
+
+
 def test_missing_egress_log_is_an_infrastructure_error(tmp_path: Path) -> None:
     with pytest.raises(M4AgentError, match="infrastructure"):
         egress_verdict(tmp_path / "egress.jsonl")

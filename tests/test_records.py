@@ -90,3 +90,15 @@ def test_stale_temporaries_of_an_interrupted_write_are_removed(tmp_path: Path) -
 
 def test_only_quota_and_infra_errors_are_retryable() -> None:
     assert {o for o in Outcome if o.retryable} == {Outcome.QUOTA, Outcome.INFRA_ERROR}
+
+
+def test_a_flood_of_violations_keeps_the_first_of_each_rule_and_counts_them_all(tmp_path: Path) -> None:
+    record = AttemptRecord(number=1, outcome=Outcome.POLICY_VIOLATION)
+    record.add_violations({"rule": "egress", "line": line} for line in range(1, 5001))
+    record.add_violations([{"rule": "link", "path": "a"}, {"rule": "link", "path": "b"}])
+    attempt = records.new_attempt(tmp_path)
+    records.finish_attempt(attempt, record)
+    [kept] = records.attempts(tmp_path)
+    assert [v["line"] for v in kept.violations if v["rule"] == "egress"] == list(range(1, 21))
+    assert [v["path"] for v in kept.violations if v["rule"] == "link"] == ["a", "b"]
+    assert kept.violation_counts == {"egress": 5000, "link": 2}

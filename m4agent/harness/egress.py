@@ -14,19 +14,29 @@ The proxy reads one HTTP request head per connection and decides:
   upstream cannot be reached.
 - ``CONNECT`` to anything else: ``403``. Any other method (plain HTTP): ``403``.
 - A head that is not HTTP, not ASCII, has no valid target, or exceeds 16 KiB, or
-  that is not complete within 30 s: ``400``.
+  that is not complete within 10 s of the connection: ``400``.
+- A connection beyond the 64 already open: ``503`` at once, before its head is read.
 
-Every decision is one JSON line in the run's egress log (see ``EgressLog`` for the
-fields). A connection that closes before sending a single byte asked for nothing and
-is not logged. The policy is one frozen object whose ``digest()`` goes into every run
+Everything the agent can make the proxy do is bounded, because the agent is hostile
+input: one asyncio event loop in one thread serves every connection (tunnels too), a
+small fixed pool resolves allowed host names, at most ``MAX_CONNECTIONS`` connections
+are open at once and each must send its head within ``HEAD_TIMEOUT_S``. The egress
+log is bounded too (``EgressLog``): refusals and tunnels each have a budget of lines,
+past which they are counted, not written, and a closing ``summary`` line gives the
+counts. Every refusal, written or counted, makes the attempt a policy violation
+(``integrity.egress_verdict``): the proxy cannot read what a connection it refused or
+timed out was asking for, so it fails closed.
+
+A connection that closes before sending a single byte asked for nothing and is not
+logged. The policy is one frozen object whose ``digest()`` goes into every run
 record; ``policy_for`` builds it from the provider hosts in ``model_hosts.toml``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import ipaddress
-import itertools
 import json
 import os
 import re
@@ -35,7 +45,9 @@ import stat
 import threading
 import time
 import tomllib
+from collections import Counter
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -43,16 +55,20 @@ from types import TracebackType
 from typing import Any
 
 from m4agent.errors import M4AgentError
-from m4agent.harness.forwarder import relay
+from m4agent.harness.forwarder import relay, shut
 
 MODEL_HOSTS_FILE = Path(__file__).with_name("model_hosts.toml")
 DEFAULT_PORTS: frozenset[int] = frozenset({443})
 MAX_HEAD_BYTES = 16 * 1024
 CONNECT_TIMEOUT_S = 10.0
 IDLE_TIMEOUT_S = 300.0
-HEAD_TIMEOUT_S = 30.0
+HEAD_TIMEOUT_S = 10.0  # an agent's HTTP client sends its CONNECT at once; a silent connection is a held slot
 CLOSE_TIMEOUT_S = 5.0
-_TICK_S = 0.25
+MAX_CONNECTIONS = 64  # open at once, per proxy (one proxy per attempt); agent CLIs use a handful
+MAX_REFUSAL_LINES = 1_000  # refusals written one line each; past this, counted only
+MAX_TUNNEL_LINES = 2_000  # allowed decisions and close lines; past this, counted only
+RESOLVER_THREADS = 4  # name lookups of allowed hosts (getaddrinfo blocks, so it needs threads)
+_STOP_GRACE_S = 1.0  # at close, tunnels get this long to write their close lines
 _MAX_UNIX_PATH = 107  # sun_path is 108 bytes with the terminating NUL
 
 _LABEL = r"[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?"
@@ -240,11 +256,18 @@ def policy_for(
 
 # --------------------------------------------------------------------------- log
 
+# Why a request was refused, as counted in the summary line (one key per kind of refusal).
+REFUSED_POLICY = "policy"  # CONNECT to a host or port the policy does not allow (403)
+REFUSED_PLAIN_HTTP = "plain_http"  # any method but CONNECT (403)
+REFUSED_MALFORMED = "malformed"  # not an HTTP head, no host:port, over 16 KiB, cut short (400)
+REFUSED_HEAD_TIMEOUT = "head_timeout"  # no complete head within the head timeout (400)
+REFUSED_CAPACITY = "capacity"  # more connections open than the proxy serves at once (503)
+
 
 class EgressLog:
-    """The run's egress log: one JSON object per line, appended under a lock and flushed per line.
+    """The run's egress log: one JSON object per line, appended and flushed per line, with a budget.
 
-    Two kinds of line, told apart by ``event``:
+    Three kinds of line, told apart by ``event``:
 
     - ``decision``, written when the proxy has answered a request: ``ts`` (ISO 8601,
       UTC), ``conn`` (connection number within this proxy), ``method``, ``host``,
@@ -253,22 +276,60 @@ class EgressLog:
     - ``close``, written when a tunnel ends: the same ``conn``, ``method``, ``host``,
       ``port``, ``allowed: true``, plus ``bytes_up`` (agent to upstream),
       ``bytes_down``, ``duration_s`` and ``reason`` (why it ended).
+    - ``summary``, the last line, written once when the proxy closes: ``connections``
+      (accepted), ``tunnels`` (answered 200), ``refused`` (count per kind of refusal,
+      the ``REFUSED_*`` keys, written or not), ``not_logged`` (``refusals`` and
+      ``tunnel_lines`` past their budgets) and ``allowed``: false when anything was
+      refused.
 
-    The decision is written before any tunnel byte flows, so a harness killed
-    mid-tunnel still leaves it. Request paths, headers and bodies are never written.
+    Refusal decisions are written up to ``max_refusal_lines``, allowed decisions and
+    close lines up to ``max_tunnel_lines``; past a budget a line is only counted. The
+    two budgets are apart so that tunnels can never crowd refusals out: a log with any
+    refusal holds at least one refusal line even if the summary never comes. The
+    decision is written before any tunnel byte flows, so a harness killed mid-tunnel
+    still leaves it. Request paths, headers and bodies are never written. All writes
+    come from the proxy's one thread.
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, max_refusal_lines: int = MAX_REFUSAL_LINES,
+                 max_tunnel_lines: int = MAX_TUNNEL_LINES) -> None:
         self.path = path
-        self._lock = threading.Lock()
-        with self._lock:
-            path.touch(exist_ok=True)
+        self.max_refusal_lines = max_refusal_lines
+        self.max_tunnel_lines = max_tunnel_lines
+        self.refused: Counter[str] = Counter()
+        self.tunnels = 0
+        self._lines = {"refusals": 0, "tunnel_lines": 0}
+        self._not_logged = {"refusals": 0, "tunnel_lines": 0}
+        path.touch(exist_ok=True)
 
-    def write(self, event: dict[str, Any]) -> None:
+    def refusal(self, kind: str, event: dict[str, Any]) -> None:
+        """Count a refusal of ``kind`` (a ``REFUSED_*`` key) and write its decision line while the budget lasts."""
+        self.refused[kind] += 1
+        self._budgeted("refusals", self.max_refusal_lines, event)
+
+    def tunnel(self, event: dict[str, Any]) -> None:
+        """An allowed decision or a close line, written while the budget lasts."""
+        if event.get("event") == "decision" and event.get("status") == 200:
+            self.tunnels += 1
+        self._budgeted("tunnel_lines", self.max_tunnel_lines, event)
+
+    def summary(self, connections: int) -> None:
+        """The closing tally, always written (it is what makes counted-only refusals visible)."""
+        self._write({"event": "summary", "allowed": not self.refused, "connections": connections,
+                     "tunnels": self.tunnels, "refused": dict(sorted(self.refused.items())),
+                     "not_logged": dict(self._not_logged)})
+
+    def _budgeted(self, budget: str, limit: int, event: dict[str, Any]) -> None:
+        if self._lines[budget] >= limit:
+            self._not_logged[budget] += 1
+            return
+        self._lines[budget] += 1
+        self._write(event)
+
+    def _write(self, event: dict[str, Any]) -> None:
         line = json.dumps({"ts": datetime.now(UTC).isoformat(timespec="milliseconds"), **event}, sort_keys=True)
-        with self._lock, open(self.path, "a", encoding="utf-8") as handle:
+        with open(self.path, "a", encoding="utf-8") as handle:
             handle.write(line + "\n")
-            handle.flush()
 
 
 # --------------------------------------------------------------------------- request heads
@@ -344,31 +405,21 @@ def parse_head(head: bytes) -> _Request:
 # --------------------------------------------------------------------------- proxy
 
 
-_STATUS_TEXT = {200: "Connection established", 400: "Bad Request", 403: "Forbidden", 502: "Bad Gateway"}
+_STATUS_TEXT = {200: "Connection established", 400: "Bad Request", 403: "Forbidden", 502: "Bad Gateway",
+                503: "Service Unavailable"}
+_NO_REQUEST = _Request(None, None, None)
 
 
-def _respond(sock: socket.socket, status: int, reason: str) -> None:
-    """Send a short HTTP answer; a refusal carries the proxy's reason so the agent can see why."""
+def _answer(status: int, reason: str) -> bytes:
+    """A short HTTP answer; a refusal carries the proxy's reason so the agent can see why."""
     if status == 200:
-        payload = f"HTTP/1.1 200 {_STATUS_TEXT[200]}\r\n\r\n".encode("ascii")
-    else:
-        body = f"m4agent egress proxy: {reason}\n".encode("ascii", "replace")
-        head = (
-            f"HTTP/1.1 {status} {_STATUS_TEXT[status]}\r\nContent-Type: text/plain; charset=utf-8\r\n"
-            f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
-        )
-        payload = head.encode("ascii") + body
-    try:
-        sock.sendall(payload)
-    except OSError:
-        pass
-
-
-def _close_quietly(sock: socket.socket) -> None:
-    try:
-        sock.close()
-    except OSError:
-        pass
+        return f"HTTP/1.1 200 {_STATUS_TEXT[200]}\r\n\r\n".encode("ascii")
+    body = f"m4agent egress proxy: {reason}\n".encode("ascii", "replace")
+    head = (
+        f"HTTP/1.1 {status} {_STATUS_TEXT[status]}\r\nContent-Type: text/plain; charset=utf-8\r\n"
+        f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
+    )
+    return head.encode("ascii") + body
 
 
 class EgressProxy:
@@ -379,6 +430,10 @@ class EgressProxy:
     bind-mounts it; the container's user needs search permission on it); the socket
     file itself is made mode 0666 so the container's non-root user can connect. A
     stale socket at the path is replaced; any other file there is an error.
+
+    It costs at most ``1 + RESOLVER_THREADS`` threads whatever the agent does: one
+    event loop serves every connection, and the resolver threads start only when an
+    allowed host name (not an IP literal) is looked up.
     """
 
     def __init__(
@@ -390,25 +445,31 @@ class EgressProxy:
         connect_timeout: float = CONNECT_TIMEOUT_S,
         idle_timeout: float = IDLE_TIMEOUT_S,
         head_timeout: float = HEAD_TIMEOUT_S,
+        max_connections: int = MAX_CONNECTIONS,
+        max_refusal_lines: int = MAX_REFUSAL_LINES,
+        max_tunnel_lines: int = MAX_TUNNEL_LINES,
     ) -> None:
         self.socket_path = Path(socket_path)
         self.policy = policy
-        self.log = EgressLog(Path(log_path))
+        self.log = EgressLog(Path(log_path), max_refusal_lines=max_refusal_lines, max_tunnel_lines=max_tunnel_lines)
         self.connect_timeout = connect_timeout
         self.idle_timeout = idle_timeout
         self.head_timeout = head_timeout
-        self._stop = threading.Event()
-        self._lock = threading.Lock()
-        self._workers: set[threading.Thread] = set()
-        self._counter = itertools.count(1)
-        self._listener: socket.socket | None = None
+        self.max_connections = max_connections
+        self._accepted = 0  # connections so far; each one's number in the log
         self._socket_inode: int | None = None
-        self._acceptor: threading.Thread | None = None
+        self._thread: threading.Thread | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stopping = asyncio.Event()
+        self._closing = False
+        self._tasks: set[asyncio.Task[None]] = set()  # every connection being served
+        self._tunnels: set[asyncio.Task[None]] = set()  # those relaying a tunnel (they end themselves at close)
+        self._held = 0  # connections holding one of the max_connections slots
 
     # ---- lifecycle
 
     def __enter__(self) -> EgressProxy:
-        return self if self._acceptor is not None else self.start()
+        return self if self._thread is not None else self.start()
 
     def __exit__(
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
@@ -416,8 +477,8 @@ class EgressProxy:
         self.close()
 
     def start(self) -> EgressProxy:
-        """Bind the socket (mode 0666) and serve in a background thread."""
-        if self._acceptor is not None:
+        """Bind the socket (mode 0666) and serve from an event loop in a background thread."""
+        if self._thread is not None:
             raise M4AgentError("this egress proxy was already started; make a new one per run")
         path = self.socket_path
         if not path.parent.is_dir():
@@ -443,164 +504,164 @@ class EgressProxy:
         except OSError as exc:
             listener.close()
             raise M4AgentError(f"cannot listen on egress socket {path}: {exc}") from exc
-        listener.settimeout(_TICK_S)
-        self._listener = listener
         self._socket_inode = path.lstat().st_ino
-        self._acceptor = threading.Thread(target=self._accept_loop, name="m4agent-egress-accept", daemon=True)
-        self._acceptor.start()
+        self._loop = asyncio.new_event_loop()
+        resolver = ThreadPoolExecutor(RESOLVER_THREADS, thread_name_prefix="m4agent-egress-resolve")
+        self._loop.set_default_executor(resolver)
+        self._thread = threading.Thread(target=self._run, args=(listener, resolver), name="m4agent-egress",
+                                        daemon=True)
+        self._thread.start()
         return self
 
     def close(self, timeout: float = CLOSE_TIMEOUT_S) -> None:
-        """Stop accepting, end every tunnel, remove the socket file and join the threads.
+        """Stop accepting, end every tunnel, write the summary line, remove the socket file.
 
-        Waits at most about ``timeout`` seconds in total; a thread still blocked after
-        that (an upstream connect that has not timed out yet) is a daemon thread and
-        ends on its own. Safe to call twice.
+        Waits at most ``timeout`` seconds for the proxy's thread (it needs about
+        ``_STOP_GRACE_S``); a lookup still running in a resolver thread is abandoned.
+        Safe to call twice.
         """
-        if self._acceptor is None or self._stop.is_set():
+        if self._thread is None or self._closing:
             return
-        deadline = time.monotonic() + timeout
-        self._stop.set()
-        self._acceptor.join(max(0.0, deadline - time.monotonic()))
-        if self._listener is not None:
-            _close_quietly(self._listener)
+        self._closing = True
+        assert self._loop is not None
+        try:
+            self._loop.call_soon_threadsafe(self._stopping.set)
+        except RuntimeError:  # the loop has already ended
+            pass
         try:
             if self.socket_path.lstat().st_ino == self._socket_inode:
                 self.socket_path.unlink()
         except FileNotFoundError:
             pass
-        with self._lock:
-            workers = list(self._workers)
-        for worker in workers:
-            worker.join(max(0.0, deadline - time.monotonic()))
+        self._thread.join(timeout)
 
     @property
     def running(self) -> bool:
-        """Whether the accept loop or any connection thread is still alive."""
-        with self._lock:
-            workers = list(self._workers)
-        alive = self._acceptor is not None and self._acceptor.is_alive()
-        return alive or any(worker.is_alive() for worker in workers)
+        """Whether the proxy's thread is still serving."""
+        return self._thread is not None and self._thread.is_alive()
+
+    def _run(self, listener: socket.socket, resolver: ThreadPoolExecutor) -> None:
+        assert self._loop is not None
+        try:
+            self._loop.run_until_complete(self._main(listener))
+        finally:
+            resolver.shutdown(wait=False, cancel_futures=True)
+            self._loop.close()
+
+    async def _main(self, listener: socket.socket) -> None:
+        server = await asyncio.start_unix_server(self._accept, sock=listener, limit=MAX_HEAD_BYTES)
+        await self._stopping.wait()
+        server.close()
+        # Tunnels see the stop and end with a close line; a head being read or an upstream
+        # connect under way asked for nothing yet and is cut short.
+        for task in self._tasks - self._tunnels:
+            task.cancel()
+        if self._tasks:
+            await asyncio.wait(set(self._tasks), timeout=_STOP_GRACE_S)
+        left = list(self._tasks)
+        for task in left:
+            task.cancel()
+        await asyncio.gather(*left, return_exceptions=True)
+        self.log.summary(self._accepted)
 
     # ---- serving
 
-    def _accept_loop(self) -> None:
-        assert self._listener is not None
-        while not self._stop.is_set():
-            try:
-                client, _peer = self._listener.accept()
-            except TimeoutError:
-                continue
-            except OSError:
-                if self._stop.is_set():
-                    break
-                time.sleep(_TICK_S)  # out of descriptors or a transient error: keep serving
-                continue
-            conn = next(self._counter)
-            worker = threading.Thread(
-                target=self._serve, args=(client, conn), name=f"m4agent-egress-{conn}", daemon=True
-            )
-            with self._lock:
-                self._workers.add(worker)
-            worker.start()
-
-    def _serve(self, client: socket.socket, conn: int) -> None:
+    async def _accept(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        assert task is not None
+        self._tasks.add(task)
+        self._accepted += 1
+        conn = self._accepted
         try:
-            client.settimeout(_TICK_S)
-            head, rest, problem = self._read_head(client)
-            if problem is not None:
-                self._refuse(client, conn, _Request(None, None, None), 400, problem)
-            elif head is not None:
-                request = parse_head(head)
-                if request.problem is not None:
-                    self._refuse(client, conn, request, 400, request.problem)
-                elif request.method != "CONNECT":
-                    self._refuse(client, conn, request, 403, "plain HTTP refused; only CONNECT tunnels are allowed")
-                else:
-                    self._tunnel(client, conn, request, rest)
-        except OSError:
+            if self._held >= self.max_connections:
+                self._refuse(writer, conn, _NO_REQUEST, 503, REFUSED_CAPACITY,
+                             f"more than {self.max_connections} connections open at once")
+                return
+            self._held += 1
+            try:
+                await self._serve(reader, writer, conn)
+            finally:
+                self._held -= 1
+        except OSError:  # the agent's side reset or broke the connection: nothing more to answer
             pass
         finally:
-            _close_quietly(client)
-            with self._lock:
-                self._workers.discard(threading.current_thread())
+            self._tasks.discard(task)
+            await shut(writer)
 
-    def _read_head(self, client: socket.socket) -> tuple[bytes | None, bytes, str | None]:
-        """Read up to the blank line ending the head: ``(head, bytes after it, problem)``.
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, conn: int) -> None:
+        head, kind, problem = await self._read_head(reader)
+        if kind is not None and problem is not None:
+            self._refuse(writer, conn, _NO_REQUEST, 400, kind, problem)
+        elif head is not None:
+            request = parse_head(head)
+            if request.problem is not None:
+                self._refuse(writer, conn, request, 400, REFUSED_MALFORMED, request.problem)
+            elif request.method != "CONNECT":
+                self._refuse(writer, conn, request, 403, REFUSED_PLAIN_HTTP,
+                             "plain HTTP refused; only CONNECT tunnels are allowed")
+            else:
+                await self._tunnel(reader, writer, conn, request)
 
-        ``(None, b"", None)`` when the client closed before sending anything, or the
-        proxy is stopping: no request was made, nothing is logged.
+    async def _read_head(self, reader: asyncio.StreamReader) -> tuple[bytes | None, str | None, str | None]:
+        """The head up to its blank line, or ``(None, refusal kind, problem)``.
+
+        ``(None, None, None)`` when the client closed before sending anything: no
+        request was made, nothing is logged. The bytes after the head stay in ``reader``.
         """
-        buffer = b""
-        started = time.monotonic()
-        while not self._stop.is_set():
-            end = buffer.find(b"\r\n\r\n")
-            if end >= 0:
-                if end + 4 > MAX_HEAD_BYTES:
-                    return None, b"", "request head over 16 KiB"
-                return buffer[:end], buffer[end + 4 :], None
-            if len(buffer) > MAX_HEAD_BYTES:
-                return None, b"", "request head over 16 KiB"
-            if time.monotonic() - started > self.head_timeout:
-                return None, b"", "request head incomplete after the head timeout"
-            try:
-                chunk = client.recv(4096)
-            except TimeoutError:
-                continue
-            if not chunk:
-                return (None, b"", None) if not buffer else (None, b"", "connection closed inside the request head")
-            buffer += chunk
-        return None, b"", None  # stopping: a head cut short at shutdown asked for nothing yet
+        try:
+            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), self.head_timeout)
+        except TimeoutError:
+            return None, REFUSED_HEAD_TIMEOUT, "request head incomplete after the head timeout"
+        except asyncio.IncompleteReadError as exc:
+            if not exc.partial:
+                return None, None, None
+            return None, REFUSED_MALFORMED, "connection closed inside the request head"
+        except asyncio.LimitOverrunError:
+            return None, REFUSED_MALFORMED, "request head over 16 KiB"
+        if len(head) > MAX_HEAD_BYTES:
+            return None, REFUSED_MALFORMED, "request head over 16 KiB"
+        return head[:-4], None, None
 
-    def _refuse(self, client: socket.socket, conn: int, request: _Request, status: int, reason: str) -> None:
-        self._log_decision(conn, request, allowed=False, status=status, reason=reason)
-        _respond(client, status, reason)
+    def _refuse(self, writer: asyncio.StreamWriter, conn: int, request: _Request, status: int, kind: str,
+                reason: str) -> None:
+        self.log.refusal(kind, self._decision(conn, request, allowed=False, status=status, reason=reason))
+        writer.write(_answer(status, reason))
 
-    def _log_decision(self, conn: int, request: _Request, *, allowed: bool, status: int, reason: str) -> None:
-        self.log.write(
-            {
-                "event": "decision",
-                "conn": conn,
-                "method": request.method,
-                "host": request.host,
-                "port": request.port,
-                "allowed": allowed,
-                "status": status,
-                "reason": reason,
-            }
-        )
+    @staticmethod
+    def _decision(conn: int, request: _Request, *, allowed: bool, status: int, reason: str) -> dict[str, Any]:
+        return {"event": "decision", "conn": conn, "method": request.method, "host": request.host,
+                "port": request.port, "allowed": allowed, "status": status, "reason": reason}
 
-    def _tunnel(self, client: socket.socket, conn: int, request: _Request, early: bytes) -> None:
+    async def _tunnel(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, conn: int,
+                      request: _Request) -> None:
         assert request.host is not None and request.port is not None
         allowed, reason = self.policy.decide(request.host, request.port)
         if not allowed:
-            self._refuse(client, conn, request, 403, reason)
+            self._refuse(writer, conn, request, 403, REFUSED_POLICY, reason)
             return
         try:
-            upstream = socket.create_connection(self.policy.upstream(request.host, request.port),
-                                                timeout=self.connect_timeout)
+            upstream = await asyncio.wait_for(asyncio.open_connection(*self.policy.upstream(request.host, request.port)),
+                                              self.connect_timeout)
         except OSError as exc:
             detail = exc.strerror or type(exc).__name__
-            self._log_decision(conn, request, allowed=True, status=502, reason=f"{reason}; upstream unreachable: {detail}")
-            _respond(client, 502, f"upstream unreachable: {detail}")
+            self.log.tunnel(self._decision(conn, request, allowed=True, status=502,
+                                           reason=f"{reason}; upstream unreachable: {detail}"))
+            writer.write(_answer(502, f"upstream unreachable: {detail}"))
             return
+        task = asyncio.current_task()
+        assert task is not None
         started = time.monotonic()
         bytes_up = bytes_down = 0
-        why = "closed"
+        why = "stopped"  # unless the relay returns: only a cut-short close ends it otherwise
+        self._tunnels.add(task)
         try:
-            self._log_decision(conn, request, allowed=True, status=200, reason=reason)
-            _respond(client, 200, reason)
-            if early:  # bytes the client sent right behind the head (e.g. a TLS hello)
-                upstream.sendall(early)
-                bytes_up += len(early)
-            up, down, why = relay(client, upstream, idle_timeout=self.idle_timeout, stop=self._stop, tick=_TICK_S)
-            bytes_up += up
-            bytes_down += down
-        except OSError:
-            why = "reset"
+            self.log.tunnel(self._decision(conn, request, allowed=True, status=200, reason=reason))
+            writer.write(_answer(200, reason))
+            bytes_up, bytes_down, why = await relay((reader, writer), upstream, idle_timeout=self.idle_timeout,
+                                                    stop=self._stopping)
         finally:
-            _close_quietly(upstream)
-            self.log.write(
+            self._tunnels.discard(task)
+            self.log.tunnel(
                 {
                     "event": "close",
                     "conn": conn,
@@ -614,3 +675,4 @@ class EgressProxy:
                     "duration_s": round(time.monotonic() - started, 3),
                 }
             )
+            await shut(upstream[1])  # after the close line: a cut-short close must not lose it

@@ -11,11 +11,17 @@ and logs.
 
 It runs inside the container with the image's ``python3`` (mounted read-only from the
 harness), so it uses the standard library only and must stay importable on older
-Pythons (3.8+). The host-side proxy imports ``relay`` from here, so both halves copy
-bytes with the same code::
+Pythons (3.8+). The host-side proxy imports ``relay`` and ``shut`` from here, so both
+halves copy and close with the same code::
 
     python3 forwarder.py --listen 127.0.0.1:18080 --socket /run/m4agent-egress/proxy.sock \
-        [--ready /tmp/forwarder.ready]
+        [--ready /tmp/forwarder.ready] [--max-connections 128]
+
+Both halves serve every connection from one asyncio event loop in one thread, so a
+flood of connections costs the agent's pid limit nothing and cannot kill the
+forwarder (a thread per connection did both). At most ``--max-connections`` are
+relayed at once, twice the proxy's own cap so that the proxy, which logs, is the one
+that refuses; a connection past it is closed at once.
 
 When listening, it prints one line ``ready`` to stdout and, with ``--ready FILE``,
 writes the address it listens on (``127.0.0.1:18080``) to FILE (atomically), so a
@@ -26,126 +32,108 @@ without an answer; the forwarder itself keeps running.
 from __future__ import annotations
 
 import argparse
+import asyncio
 import os
-import socket
 import sys
-import threading
-import time
 
 DEFAULT_IDLE_TIMEOUT_S = 330.0  # longer than the proxy's, so the proxy decides when a tunnel idles out
-SEND_TIMEOUT_S = 60.0
+MAX_CONNECTIONS = 128
+CONNECT_TIMEOUT_S = 10.0
+CLOSE_GRACE_S = 5.0  # a peer that does not read what is left to send is cut off after this
 _CHUNK = 65536
 
 
-def relay(
-    left: socket.socket,
-    right: socket.socket,
-    *,
-    idle_timeout: float,
-    stop: threading.Event | None = None,
-    tick: float = 0.25,
-) -> tuple:
-    """Copy bytes both ways between two connected sockets until both directions have ended.
+async def relay(left: tuple, right: tuple, *, idle_timeout: float, stop: asyncio.Event | None = None) -> tuple:
+    """Copy bytes both ways between two (StreamReader, StreamWriter) pairs until both directions have ended.
 
-    Each direction has a thread of its own, so a peer that sends while it is being sent to
-    (a full-duplex stream) never blocks the other direction. A side that reaches end of
-    stream has its direction closed (the other side gets a write shutdown, so half-closed
-    protocols keep working); the relay ends when both directions are done, on an error
-    (reset, broken pipe), after ``idle_timeout`` seconds without a byte either way, or when
-    ``stop`` is set (checked every ``tick``). Returns ``(bytes left->right, bytes
-    right->left, why)`` with why one of ``closed``, ``reset``, ``idle timeout``,
-    ``stopped``. Closing the sockets is the caller's job.
+    A side that reaches end of stream has its direction closed (the other side gets a
+    write EOF, so half-closed protocols keep working); the relay ends when both
+    directions are done, on an error (reset, broken pipe), after ``idle_timeout``
+    seconds without a byte either way, or when ``stop`` is set. Returns ``(bytes
+    left->right, bytes right->left, why)`` with why one of ``closed``, ``reset``,
+    ``idle timeout``, ``stopped``. Closing the streams is the caller's job (``shut``).
     """
+    loop = asyncio.get_running_loop()
     sent = {"up": 0, "down": 0}
-    state = {"last": time.monotonic(), "why": ""}
-    lock = threading.Lock()
-    finished = threading.Event()  # a direction failed, or the relay must stop: end both
+    last = [loop.time()]
 
-    def send_all(target: socket.socket, data: bytes) -> None:
-        # the sockets time out every tick (a timeout is per socket, shared by both directions), so a
-        # send is retried until it completes, the relay ends, or SEND_TIMEOUT_S passes without progress
-        view, since = memoryview(data), time.monotonic()
-        while view:
-            try:
-                count = target.send(view)
-            except socket.timeout:  # noqa: UP041  (an OSError, not TimeoutError, before 3.10)
-                if finished.is_set() or time.monotonic() - since > SEND_TIMEOUT_S:
-                    raise OSError("send timed out") from None
-                continue
-            view, since = view[count:], time.monotonic()
+    async def pump(reader: asyncio.StreamReader, writer: asyncio.StreamWriter, key: str) -> None:
+        while True:
+            data = await reader.read(_CHUNK)
+            if not data:
+                if writer.can_write_eof():
+                    writer.write_eof()
+                return
+            writer.write(data)
+            await writer.drain()
+            sent[key] += len(data)
+            last[0] = loop.time()
 
-    def pump(source: socket.socket, target: socket.socket, key: str) -> None:
-        try:
-            while not finished.is_set():
-                try:
-                    data = source.recv(_CHUNK)
-                except socket.timeout:  # noqa: UP041  (an OSError, not TimeoutError, before 3.10)
-                    continue
-                if not data:
-                    try:
-                        target.shutdown(socket.SHUT_WR)
-                    except OSError:
-                        pass
-                    return
-                send_all(target, data)
-                with lock:
-                    sent[key] += len(data)
-                    state["last"] = time.monotonic()
-        except OSError:
-            with lock:
-                state["why"] = state["why"] or "reset"
-            finished.set()
-
-    for sock in (left, right):
-        sock.settimeout(tick)
-    threads = [threading.Thread(target=pump, args=(left, right, "up"), daemon=True),
-               threading.Thread(target=pump, args=(right, left, "down"), daemon=True)]
-    for thread in threads:
-        thread.start()
-    while any(thread.is_alive() for thread in threads):
-        threads[0].join(tick)
-        threads[1].join(0)
-        if finished.is_set():
-            break
-        if stop is not None and stop.is_set():
-            with lock:
-                state["why"] = "stopped"
-            finished.set()
-        with lock:
-            idle = time.monotonic() - state["last"]
-        if idle >= idle_timeout:
-            with lock:
-                state["why"] = state["why"] or "idle timeout"
-            finished.set()
-    for thread in threads:
-        thread.join(SEND_TIMEOUT_S)
-    return sent["up"], sent["down"], state["why"] or "closed"
-
-
-def _close_quietly(sock: socket.socket) -> None:
+    pumps = {asyncio.ensure_future(pump(left[0], right[1], "up")),
+             asyncio.ensure_future(pump(right[0], left[1], "down"))}
+    stopper = asyncio.ensure_future(stop.wait()) if stop is not None else None
+    watched = pumps | ({stopper} if stopper is not None else set())
+    why = "closed"
     try:
-        sock.close()
-    except OSError:
-        pass
-
-
-def _serve(client: socket.socket, socket_path: str, idle_timeout: float) -> None:
-    """Relay one accepted TCP connection to a fresh Unix-socket connection."""
-    upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        upstream.settimeout(10.0)
-        upstream.connect(socket_path)
-    except OSError:
-        _close_quietly(upstream)
-        _close_quietly(client)
-        return
-    try:
-        relay(client, upstream, idle_timeout=idle_timeout)
-    except OSError:
-        pass
+        while pumps & watched:
+            remaining = last[0] + idle_timeout - loop.time()
+            if remaining <= 0:
+                why = "idle timeout"
+                break
+            done, _ = await asyncio.wait(watched, timeout=remaining, return_when=asyncio.FIRST_COMPLETED)
+            if stopper in done:
+                why = "stopped"
+                break
+            if any(task.exception() is not None for task in done):
+                why = "reset"
+                break
+            watched -= done
     finally:
-        _close_quietly(upstream)
-        _close_quietly(client)
+        tasks = [task for task in pumps | {stopper} if task is not None]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)  # also retrieves a failed pump's error
+    return sent["up"], sent["down"], why
+
+
+async def shut(writer: asyncio.StreamWriter, grace: float = CLOSE_GRACE_S) -> None:
+    """Close a stream after what is left to send has gone, or cut it off after ``grace`` seconds."""
+    writer.close()
+    try:
+        await asyncio.wait_for(writer.wait_closed(), grace)
+    except (OSError, asyncio.TimeoutError):  # noqa: UP041  (not the builtin TimeoutError before 3.11)
+        writer.transport.abort()
+
+
+class _Forwarder:
+    """Relays each accepted connection to a fresh connection on the proxy's socket, at most ``limit`` at once."""
+
+    def __init__(self, socket_path: str, idle_timeout: float, limit: int) -> None:
+        self.socket_path = socket_path
+        self.idle_timeout = idle_timeout
+        self.limit = limit
+        self.open = 0
+
+    async def serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if self.open >= self.limit:
+            writer.transport.abort()
+            return
+        self.open += 1
+        try:
+            try:
+                upstream = await asyncio.wait_for(asyncio.open_unix_connection(self.socket_path), CONNECT_TIMEOUT_S)
+            except (OSError, asyncio.TimeoutError):  # noqa: UP041  (as in shut)
+                writer.transport.abort()
+                return
+            try:
+                await relay((reader, writer), upstream, idle_timeout=self.idle_timeout)
+            except OSError:
+                pass
+            finally:
+                await shut(upstream[1])
+                await shut(writer)
+        finally:
+            self.open -= 1
 
 
 def _parse_listen(text: str) -> tuple:
@@ -166,37 +154,28 @@ def _announce(address: tuple, ready_file: str | None) -> None:
     sys.stdout.flush()
 
 
+async def _serve_forever(args: argparse.Namespace) -> None:
+    forwarder = _Forwarder(args.socket, args.idle_timeout, args.max_connections)
+    host, port = args.listen
+    server = await asyncio.start_server(forwarder.serve, host, port, backlog=128, reuse_address=True)
+    _announce(server.sockets[0].getsockname()[:2], args.ready)
+    async with server:
+        await server.serve_forever()
+
+
 def main(argv: list | None = None) -> int:
     parser = argparse.ArgumentParser(description="Relay a loopback TCP port to the egress proxy's Unix socket.")
     parser.add_argument("--listen", type=_parse_listen, required=True, help="HOST:PORT to listen on (port 0: any)")
     parser.add_argument("--socket", required=True, help="path of the egress proxy's Unix socket")
     parser.add_argument("--ready", default=None, help="file to write the listening address to when ready")
     parser.add_argument("--idle-timeout", type=float, default=DEFAULT_IDLE_TIMEOUT_S)
+    parser.add_argument("--max-connections", type=int, default=MAX_CONNECTIONS)
     args = parser.parse_args(argv)
-
-    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    listener.bind(args.listen)
-    listener.listen(128)
-    _announce(listener.getsockname()[:2], args.ready)
     try:
-        while True:
-            try:
-                client, _peer = listener.accept()
-            except InterruptedError:
-                continue
-            except OSError:
-                # Out of descriptors or a transient accept failure: keep serving.
-                time.sleep(0.05)
-                continue
-            worker = threading.Thread(
-                target=_serve, args=(client, args.socket, args.idle_timeout), daemon=True
-            )
-            worker.start()
+        asyncio.run(_serve_forever(args))
     except KeyboardInterrupt:
-        return 0
-    finally:
-        listener.close()
+        pass
+    return 0
 
 
 if __name__ == "__main__":

@@ -4,8 +4,9 @@ Each check turns something the agent left behind into a list of violations; any
 violation makes the attempt's outcome ``policy_violation`` (``records.Outcome``).
 
 - ``egress_verdict`` reads the egress proxy's JSONL log (``egress.EgressLog``): every
-  event not allowed is a violation, and so is a line that is not a well-formed event
-  (fail closed: a log we cannot read proves nothing).
+  event not allowed is a violation, the proxy's closing summary too when it counts
+  refusals (it holds those past the log's line budget), and so is a line that is not
+  a well-formed event (fail closed: a log we cannot read proves nothing).
 - ``lint_workspace`` scans the workspace after the agent, as M4Bench's
   ``lint_run_contamination`` does (``shared/HARNESS.md`` §1.10), for secret-shaped
   strings, the run's own secret values, host paths, extra database files and a copy
@@ -43,9 +44,13 @@ def egress_verdict(log_path: Path, policy: EgressPolicy | None = None) -> tuple[
 
     A violation is the event itself plus its ``line`` number; a line that is not a
     JSON object with a boolean ``allowed`` becomes ``{"line", "malformed": True,
-    "reason", "excerpt"}``. With ``policy``, an allowed event whose host and port the
-    policy does not allow is a violation too (a log written under another policy).
-    A missing log is the harness's failure, not the agent's: ``M4AgentError``.
+    "reason", "excerpt"}``. The proxy's ``summary`` line is not allowed when it counts
+    any refusal, written as a line or past the log's budget; when it is a violation it
+    comes first, as the one violation that counts them all, so a bounded record
+    (``records.AttemptRecord.add_violations``) keeps it. With ``policy``, an allowed
+    decision or close whose host and port the policy does not allow is a violation too
+    (a log written under another policy). A missing log is the harness's failure, not
+    the agent's: ``M4AgentError``.
     """
     try:
         raw = Path(log_path).read_bytes()
@@ -53,6 +58,7 @@ def egress_verdict(log_path: Path, policy: EgressPolicy | None = None) -> tuple[
         raise M4AgentError(
             f"egress log {log_path} is missing: the proxy did not run; treat the attempt as an infrastructure error"
         ) from exc
+    tallies: list[dict[str, Any]] = []
     violations: list[dict[str, Any]] = []
     for number, line in enumerate(raw.split(b"\n"), start=1):
         if not line.strip():
@@ -64,11 +70,15 @@ def egress_verdict(log_path: Path, policy: EgressPolicy | None = None) -> tuple[
         if not isinstance(event, dict) or not isinstance(event.get("allowed"), bool):
             excerpt = line[:80].decode("utf-8", "replace")
             violations.append({"line": number, "malformed": True, "reason": "not an egress event", "excerpt": excerpt})
+        elif event.get("event") == "summary":
+            if not event["allowed"]:
+                tallies.append({**event, "line": number})
         elif not event["allowed"]:
             violations.append({**event, "line": number})
         elif policy is not None and not _policy_allows(policy, event):
             violations.append({**event, "line": number, "reason": "allowed by the proxy but not by the run's policy"})
-    return not violations, violations
+    found = tallies + violations
+    return not found, found
 
 
 def _policy_allows(policy: EgressPolicy, event: dict[str, Any]) -> bool:

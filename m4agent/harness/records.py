@@ -29,6 +29,7 @@ import hashlib
 import json
 import os
 import tempfile
+from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -45,6 +46,7 @@ ATTEMPTS_DIR = "attempts"
 RUNS_DIR = "runs"  # CAMPAIGN/runs/<task>/<key>/
 WORKSPACE_DIR = "workspace"  # attempts/NNNN/workspace/
 SCHEMA_VERSION = 1
+MAX_VIOLATIONS_PER_RULE = 20  # kept whole in attempt.json; the rest of a rule is only counted
 
 
 class Outcome(StrEnum):
@@ -108,9 +110,24 @@ class AttemptRecord:
     ended_at: str = ""
     phases: dict[str, float] = field(default_factory=dict)  # seconds per phase: setup, agent, collect
     has_output: bool = False
-    violations: list[dict[str, Any]] = field(default_factory=list)
+    violations: list[dict[str, Any]] = field(default_factory=list)  # the first of each rule (add_violations)
+    violation_counts: dict[str, int] = field(default_factory=dict)  # every violation, kept or not, per rule
     container: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
+
+    def add_violations(self, found: Iterable[dict[str, Any]]) -> None:
+        """Count each violation under its ``rule`` and keep the first ``MAX_VIOLATIONS_PER_RULE`` of each.
+
+        The agent decides how many violations it causes (a flood of refused requests,
+        a workspace of planted secrets), so the record keeps a bounded sample; every
+        rule keeps at least its first, so the outcome's reason still names them all.
+        """
+        for violation in found:
+            rule = str(violation.get("rule", ""))
+            seen = self.violation_counts.get(rule, 0)
+            if seen < MAX_VIOLATIONS_PER_RULE:
+                self.violations.append(violation)
+            self.violation_counts[rule] = seen + 1
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)

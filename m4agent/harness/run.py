@@ -326,8 +326,8 @@ def _classify(ctx: RunContext, spec: RunSpec, agent: Agent, attempt: Path, colle
         record.extra["ledger"] = entry
     allowed, denied = integrity.egress_verdict(attempt / "egress.jsonl", ctx.policy)
     flags = [f for f in collected.findings if f.rule in integrity.FLAG_RULES]
-    record.violations = [{"rule": "egress", **event} for event in denied]
-    record.violations += [_violation_json(v) for v in collected.findings if v.rule not in integrity.FLAG_RULES]
+    record.add_violations({"rule": "egress", **event} for event in denied)
+    record.add_violations(_violation_json(v) for v in collected.findings if v.rule not in integrity.FLAG_RULES)
     if flags:  # graded all the same, and reported apart for review
         record.extra["flags"] = [_violation_json(v) for v in flags]
     if record.violations:

@@ -3,7 +3,8 @@
 Each agent keeps its raw stream (``trace.log``: the CLI's stdout and stderr, untouched);
 its adapter reads it into ``Step`` objects (``Agent.steps``, when it has a parser), and
 ``build`` adds what the harness knows: the run's identity, its outcome, the ledger and
-the egress decisions. A step is a message of the model (``text``), a tool call with its
+the egress decisions (the first ``MAX_EGRESS_SHOWN``, a count of the rest and the
+proxy's summary). A step is a message of the model (``text``), a tool call with its
 input and result (``tool``: the shell command or SQL the agent ran, and what it
 printed), or an ``error`` the CLI reported; each may carry its tokens and a timestamp.
 Agents without a parser get their trace as one ``text`` step.
@@ -20,6 +21,7 @@ from typing import Any
 
 TRAJECTORY_FILE = "trajectory.json"
 MAX_TEXT = 20_000  # per field: a trajectory is for reading, the raw trace keeps everything
+MAX_EGRESS_SHOWN = 200  # egress decisions; egress.jsonl keeps the rest (itself bounded, see egress.EgressLog)
 
 
 @dataclass
@@ -71,18 +73,29 @@ def text_of(content: Any) -> str:
     return "" if content is None else str(content)
 
 
-def _egress(attempt: Path) -> list[dict[str, Any]]:
+def _egress(attempt: Path) -> tuple[list[dict[str, Any]], int, dict[str, Any] | None]:
+    """The first ``MAX_EGRESS_SHOWN`` decisions, how many more the log holds, and the proxy's summary."""
     path = attempt / "egress.jsonl"
-    events = []
+    shown: list[dict[str, Any]] = []
+    more = 0
+    summary = None
     if path.exists():
         for line in path.read_text(errors="replace").splitlines():
             try:
                 event = json.loads(line)
             except json.JSONDecodeError:
                 continue
-            if event.get("event") == "decision":
-                events.append({k: event.get(k) for k in ("ts", "host", "port", "allowed", "status", "reason")})
-    return events
+            if not isinstance(event, dict):
+                continue
+            if event.get("event") == "summary":
+                summary = {k: event.get(k) for k in ("connections", "tunnels", "refused", "not_logged")}
+            elif event.get("event") != "decision":
+                continue
+            elif len(shown) < MAX_EGRESS_SHOWN:
+                shown.append({k: event.get(k) for k in ("ts", "host", "port", "allowed", "status", "reason")})
+            else:
+                more += 1
+    return shown, more, summary
 
 
 def build(attempt: Path, agent: Any, record: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -99,10 +112,11 @@ def build(attempt: Path, agent: Any, record: dict[str, Any] | None = None) -> di
         from m4agent.harness import ledger
 
         entry = ledger.for_attempt(agent, "default", {}, text)
+    egress, egress_more, egress_summary = _egress(attempt)
     return {"agent": getattr(agent, "name", str(agent)), "outcome": record.get("outcome"),
             "reason": record.get("reason"), "phases": record.get("phases", {}),
             "ledger": entry, "steps": [s.to_json() for s in steps],
-            "egress": _egress(attempt)}
+            "egress": egress, "egress_more": egress_more, "egress_summary": egress_summary}
 
 
 def write(attempt: Path, agent: Any) -> Path:

@@ -178,13 +178,23 @@ def _ledger_html(ledger: dict[str, Any] | None) -> str:
             f"{_e(cost.get('price_table'))})</td></tr><tr><th>model</th><td>{_e(ledger.get('model'))}</td></tr></table>")
 
 
-def _egress_html(events: list[dict[str, Any]]) -> str:
-    if not events:
+def _egress_html(traj: dict[str, Any]) -> str:
+    events, more, summary = traj.get("egress", []), traj.get("egress_more", 0), traj.get("egress_summary")
+    if not events and not summary:
         return "<p>No egress.</p>"
     rows = "".join(f"<tr class='{'' if e.get('allowed') else 'denied'}'><td>{_e(e.get('ts'))}</td><td>{_e(e.get('host'))}:"
                    f"{_e(e.get('port'))}</td><td>{'allowed' if e.get('allowed') else 'denied'}</td>"
                    f"<td>{_e(e.get('reason'))}</td></tr>" for e in events)
-    return f"<table><tr><th>time</th><th>host</th><th>decision</th><th>why</th></tr>{rows}</table>"
+    parts = [f"<table><tr><th>time</th><th>host</th><th>decision</th><th>why</th></tr>{rows}</table>"] if rows else []
+    if more:
+        parts.append(f"<p>{more} more decisions in egress.jsonl, not shown.</p>")
+    if summary:
+        refused = ", ".join(f"{_e(kind)} {_e(count)}" for kind, count in (summary.get("refused") or {}).items())
+        unlogged = (summary.get("not_logged") or {}).get("refusals") or 0
+        parts.append(f"<p class='egress-summary'>The proxy served {_e(summary.get('connections'))} connections, "
+                     f"{_e(summary.get('tunnels'))} tunnels; refused: {refused or 'none'}"
+                     + (f" ({_e(unlogged)} of them counted, not logged)" if unlogged else "") + ".</p>")
+    return "".join(parts)
 
 
 def run_section(run_folder: Path, compared: str) -> tuple[str, dict[str, Any]]:
@@ -214,7 +224,7 @@ def run_section(run_folder: Path, compared: str) -> tuple[str, dict[str, Any]]:
     body = (head + "<h2>Instruction</h2><pre>" + _e(instruction.read_text() if instruction.exists() else "") + "</pre>"
             + "<h2>Tokens and cost</h2>" + _ledger_html(traj.get("ledger"))
             + "<h2>Output against the reference</h2>" + compared
-            + "<h2>Steps</h2>" + _steps_html(traj) + "<h2>Egress</h2>" + _egress_html(traj.get("egress", [])))
+            + "<h2>Steps</h2>" + _steps_html(traj) + "<h2>Egress</h2>" + _egress_html(traj))
     return f"<section>{body}</section>", summary
 
 
