@@ -36,7 +36,6 @@ from m4agent.harness import integrity, layout, records
 KEEP_FILE_BYTES = 1024 * 1024  # of each workspace file, kept for people to read
 KEEP_TOTAL_BYTES = 32 * 1024 * 1024  # of all of them together
 MANIFEST_NAME = "workspace.json"
-WORKSPACE_DIR = "workspace"
 HARNESS_FILES = frozenset({layout.DATABASE_NAME, f"{layout.DATABASE_NAME}.wal"})
 TAR_COMMAND = ["tar", "--create", "--file=-", "--numeric-owner", "--one-file-system", f"--directory={layout.WORKSPACE}",
                "."]
@@ -58,7 +57,7 @@ def collect(archive: Path, attempt: Path, lint: integrity.Lint, *, complete: boo
 
     ``tar_errors`` is what tar said on its standard error (files it could not read)."""
     found = Collected()
-    keep_root = attempt / WORKSPACE_DIR
+    keep_root = attempt / records.WORKSPACE_DIR
     keep_root.mkdir()
     manifest: list[dict[str, Any]] = []
     made = {""}  # folders made under keep_root, by relative name
