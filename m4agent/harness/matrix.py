@@ -202,6 +202,46 @@ def build(doc: dict[str, Any], base: Path, tasks: dict[str, Task]) -> Matrix:
     )
 
 
+def settings(matrix: Matrix) -> dict[str, Any]:
+    """What a campaign runs its runs with (as opposed to which runs): one set per campaign."""
+    return {"limits": matrix.limits.as_json(), "workers": matrix.workers, "max_retries": matrix.max_retries,
+            "provider_caps": matrix.provider_caps, "budget": matrix.source.get("budget", {})}
+
+
+def merge(matrices: list[Matrix]) -> Matrix:
+    """The matrices a campaign was planned from, as one: every run of each (a run planned twice is an
+    error), their agents (one agent, one set of options), the settings they share."""
+    first, *rest = matrices
+    runs = {spec.key: spec for spec in first.runs}
+    agents = dict(first.agents)
+    for number, other in enumerate(rest, 2):
+        if settings(other) != settings(first):
+            differ = [k for k, v in settings(other).items() if settings(first)[k] != v]
+            raise M4AgentError(f"matrix {number} of the campaign sets {', '.join(differ)} otherwise than the first; "
+                               "a campaign runs with one set of settings: plan the new matrix in another folder, "
+                               "or give it the first's settings")
+        twice = [spec for spec in other.runs if spec.key in runs]
+        if twice:
+            raise M4AgentError(f"matrix {number} of the campaign plans {len(twice)} run(s) the campaign already "
+                               f"has (e.g. {twice[0].label}); leave them out, or number its trials on "
+                               "(first_trial = N in a block)")
+        runs.update((spec.key, spec) for spec in other.runs)
+        for name, entry in other.agents.items():
+            known = agents.get(name)
+            if known is None:
+                agents[name] = entry
+            elif known.options != entry.options:
+                raise M4AgentError(f"agent {name} has other options in matrix {number} than in the campaign; "
+                                   "one campaign runs one agent one way: plan it in another folder")
+            else:
+                models = known.models + tuple(m for m in entry.models if m not in known.models)
+                agents[name] = AgentEntry(known.agent, models, known.options)
+    return Matrix(description="; ".join(m.description for m in matrices if m.description),
+                  runs=list(runs.values()), agents=agents, limits=first.limits, workers=first.workers,
+                  max_retries=first.max_retries, provider_caps=first.provider_caps,
+                  skipped=[line for m in matrices for line in m.skipped], source=first.source)
+
+
 def _block_name(block: dict[str, Any], number: int) -> str:
     name = block.get("name")
     return f"block {number} ({name})" if name else f"block {number}"
