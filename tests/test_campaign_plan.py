@@ -118,3 +118,27 @@ def test_a_campaign_json_written_before_matrices_were_kept_still_runs(tmp_path: 
     [entry] = meta.pop("matrices")
     (folder / campaign.CAMPAIGN_FILE).write_text(json.dumps({**meta, **entry}))
     assert len(campaign._matrix(folder)[0].runs) == 12
+
+
+def _claude_campaign(tmp_path: Path, options: str = "") -> Path:
+    matrix = write_matrix(tmp_path / "claude.toml", '[campaign]\ntasks = ["eicu-gcs"]\n[[agents]]\nname = "claude"\n'
+                          + options)
+    campaign.plan(matrix, tmp_path / "c")
+    return tmp_path / "c"
+
+
+def test_a_missing_api_key_stops_the_start_naming_the_variable_before_any_run(tmp_path: Path) -> None:
+    folder = _claude_campaign(tmp_path)
+    with pytest.raises(M4AgentError, match="agent claude needs ANTHROPIC_API_KEY: .*--secrets-file.*no run was started"):
+        campaign.run(folder, tmp_path / "data", secrets={"OPENAI_API_KEY": "sk-other"})
+    [spec] = campaign.planned_runs(folder)
+    assert records.attempt_folders(records.run_folder(folder, spec)) == []
+    assert "data_dir" not in records.read_json(folder / campaign.CAMPAIGN_FILE)  # nothing pinned either
+
+
+def test_pi_on_a_cloud_provider_needs_that_providers_key(tmp_path: Path) -> None:
+    matrix = write_matrix(tmp_path / "pi.toml", '[campaign]\ntasks = ["eicu-gcs"]\n[[agents]]\nname = "pi"\n'
+                          'options = { provider = "google" }\n')
+    campaign.plan(matrix, tmp_path / "c")
+    with pytest.raises(M4AgentError, match="agent pi needs GEMINI_API_KEY"):
+        campaign.run(tmp_path / "c", tmp_path / "data")

@@ -404,6 +404,17 @@ def _scratch(campaign_id: str) -> Iterator[None]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def _check_keys(matrix: Matrix, secrets: dict[str, str]) -> None:
+    """Every agent's API key is in the secrets: a missing one stops the start before any run, rather
+    than failing every attempt as the provider's refusal."""
+    missing = {name: absent for name, entry in sorted(matrix.agents.items())
+               if (absent := [v for v in entry.agent.key_variables(entry.options) if not secrets.get(v)])}
+    if missing:
+        needs = "; ".join(f"agent {name} needs {', '.join(found)}" for name, found in missing.items())
+        raise M4AgentError(f"{needs}: put KEY=VALUE lines in a file and pass --secrets-file FILE (or log in and "
+                           "set the agent option auth = \"subscription\"; docs/agents.md); no run was started")
+
+
 def _pin_data_dir(campaign_dir: Path, meta: dict[str, Any], data_dir: Path) -> None:
     """A campaign grades against one data directory: the first run records it, later runs must match."""
     given = str(data_dir.resolve())
@@ -432,6 +443,7 @@ def run(campaign_dir: Path, data_dir: Path, workers: int | None = None, wait: bo
     matrix, tasks, meta = _matrix(campaign_dir)
     specs = planned_runs(campaign_dir)
     with _exclusive(campaign_dir, wait), _scratch(meta["id"]):
+        _check_keys(matrix, secrets or {})
         _pin_data_dir(campaign_dir, meta, data_dir)
         _preflight(Path(meta["tasks_dir"]))
         engine = docker_layer.client()
