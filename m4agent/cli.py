@@ -170,6 +170,15 @@ from m4agent.harness.view import view_command  # noqa: E402, I001  (wiring only)
 app.command("model-server")(guarded(model_server))
 app.command("view")(guarded(view_command))
 
+def _with_exit_codes(typer_app: typer.Typer) -> None:
+    """Every command's --help ends with the one statement of the exit codes (``errors.EXIT_CODES``)."""
+    for command in typer_app.registered_commands:
+        command.epilog = command.epilog or EXIT_CODES_HELP
+    for group in typer_app.registered_groups:
+        if group.typer_instance is not None:
+            _with_exit_codes(group.typer_instance)
+
+
 DataDir = Annotated[
     Path | None,
     typer.Option("--data-dir", help=f"Data directory holding mimic_iv.duckdb and eicu.duckdb (default: "
@@ -474,7 +483,7 @@ def tasks_skills(
         raise typer.Exit(EXIT_ERROR)
 
 
-@app.command("grade", epilog=EXIT_CODES_HELP)
+@app.command("grade")
 @guarded
 def grade(
     task: Annotated[str | None, typer.Argument(help="Task name, e.g. mimic-sofa-24h.", show_default=False)] = None,
@@ -528,6 +537,8 @@ def quickstart(
                   f"in {escape(str(root))}")
     _next_steps()
 
+
+_with_exit_codes(app)
 
 if __name__ == "__main__":  # pragma: no cover
     app()

@@ -13,11 +13,21 @@ import re
 
 EXIT_OK = 0
 EXIT_ERROR = 1  # usage or input error, or an environment the command cannot work in
-EXIT_STRICT_FAIL = 2  # `m4agent grade`: an output failed M4Bench's strict checks (opt out: --no-fail)
+EXIT_STRICT_FAIL = 2  # `grade`, `run`: an output failed M4Bench's strict checks or is missing (opt out: --no-fail)
+EXIT_INCOMPLETE = 3  # `run`, `campaign run`: runs left without a result (quota, budget, infrastructure)
 EXIT_INTERRUPTED = 130  # Ctrl-C (128 + SIGINT), as shells report it
 
-EXIT_CODES_HELP = ("Exit codes: 0 success; 1 usage or input error; 2 strict failure in `grade` "
-                   "(opt out with --no-fail); 130 interrupted (Ctrl-C).")
+# The one statement of the exit codes, for every command's --help; README.md's table says the same.
+EXIT_CODES = (
+    (EXIT_OK, "success"),
+    (EXIT_ERROR, "usage or input error, or a check that failed (`doctor`)"),
+    (EXIT_STRICT_FAIL, "`grade`, `run`: an output failed the strict checks or the agent left none "
+                       "(opt out with --no-fail)"),
+    (EXIT_INCOMPLETE, "`run`, `campaign run`: runs left without a result (a quota stop, the budget spent, "
+                      "infrastructure failures past their retries); run the command again to resume"),
+    (EXIT_INTERRUPTED, "interrupted (Ctrl-C); run the command again to continue"),
+)
+EXIT_CODES_HELP = "Exit codes: " + "; ".join(f"{code} {meaning}" for code, meaning in EXIT_CODES) + "."
 
 
 class M4AgentError(Exception):

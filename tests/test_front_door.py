@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -77,10 +78,9 @@ def test_grade_no_fail_exits_0_on_a_strict_failure(built, reference_csv, tmp_pat
     assert json.loads(done.stdout)["strict_pass"] is False
 
 
-def test_grade_exits_2_when_the_output_file_is_missing(built, tmp_path):
-    done = cli("grade", TASK, str(tmp_path / "absent.csv"), "--data-dir", str(built.data_dir))
-    assert done.returncode == 2, done.stderr
-    assert "not found" in done.stdout
+def test_grade_of_a_file_that_is_not_there_is_an_input_error_exit_1(built, tmp_path):
+    line = _one_error_line(cli("grade", TASK, str(tmp_path / "absent.csv"), "--data-dir", str(built.data_dir)))
+    assert "absent.csv does not exist" in line
 
 
 def test_usage_error_exits_1_not_2():
@@ -93,7 +93,42 @@ def test_exit_codes_are_in_the_help():
     done = cli("grade", "--help")
     assert done.returncode == 0
     text = " ".join(done.stdout.split())
-    assert "2 strict failure" in text and "130 interrupted" in text and "--no-fail" in text
+    assert "2 `grade`, `run`: an output failed the strict checks" in text and "130 interrupted" in text
+    assert "3 `run`, `campaign run`: runs left without a result" in text and "--no-fail" in text
+
+
+def _leaf_commands() -> dict[str, object]:
+    import typer
+
+    from m4agent.cli import app
+
+    found = {}
+
+    def walk(command, path):
+        subcommands = getattr(command, "commands", None)
+        if subcommands is None:
+            found[" ".join(path)] = command
+        for name, sub in (subcommands or {}).items():
+            walk(sub, [*path, name])
+
+    walk(typer.main.get_command(app), [])
+    return found
+
+
+def test_every_commands_help_ends_with_the_exit_codes():
+    from m4agent.errors import EXIT_CODES_HELP
+
+    commands = _leaf_commands()
+    assert {"run", "campaign run", "grade", "doctor", "report"} <= set(commands)
+    assert {name for name, command in commands.items() if command.epilog != EXIT_CODES_HELP} == set()
+
+
+def test_readme_exit_code_table_is_the_one_every_help_prints():
+    from m4agent.errors import EXIT_CODES
+
+    table = README.read_text().split("## Exit codes", 1)[1].split("\n## ", 1)[0]
+    rows = {int(m.group(1)): m.group(2) for m in re.finditer(r"^\| (\d+) \| (.+) \|$", table, re.M)}
+    assert rows == {code: meaning for code, meaning in EXIT_CODES}
 
 
 # --- one-line errors for expected failures ------------------------------------------------------
@@ -325,6 +360,13 @@ def _code_blocks(text: str) -> list[str]:
 def test_readme_first_command_installs_the_tool_without_dev_extras():
     first = _code_blocks(README.read_text())[0]
     assert "pip install -e ." in first and "[dev]" not in first and "m4agent quickstart" in first
+
+
+def test_readme_tasks_list_example_is_the_commands_real_output():
+    example = README.read_text().split("$ m4agent tasks list\n", 1)[1].split("\n$ ", 1)[0]
+    real = {" ".join(line.split()) for line in cli("tasks", "list").stdout.splitlines()}
+    shown = [" ".join(line.split()) for line in example.splitlines() if line.strip() not in ("", "...")]
+    assert [line for line in shown if line not in real] == []
 
 
 def test_readme_second_command_is_the_test_script():

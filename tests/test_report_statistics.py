@@ -133,9 +133,10 @@ def test_every_control_is_compared_with_no_skill_and_with_skill() -> None:
                      ("with-skill-decoy", "with-skill")}
 
 
-def test_all_attempts_view_scores_infrastructure_failures_and_unfinished_runs_zero() -> None:
+def test_quota_infrastructure_and_unfinished_runs_are_left_out_never_scored_zero() -> None:
     retried = RunRecord(task="t", condition="c", schema="native", agent="a", model="m", trial=1, reward=0.8,
                         attempt_outcomes=["infra_error", "quota", "scored"])
     never = RunRecord(task="t", condition="c", schema="native", agent="a", model="m", trial=2, outcome="missing")
-    assert [o.reward for o in sources.valid_observations([retried, never])] == [0.8]
-    assert sorted(o.reward for o in sources.all_attempt_observations([retried, never])) == [0.0, 0.0, 0.0, 0.8]
+    refused = RunRecord(task="t", condition="c", schema="native", agent="a", model="m", trial=3, reward=0.0,
+                        outcome="quota")
+    assert [o.reward for o in sources.valid_observations([retried, never, refused])] == [0.8]

@@ -100,6 +100,9 @@ def run_grade(task: str | None, output: Path | None, data_dir: Path, results_roo
         return EXIT_STRICT_FAIL if failed and not no_fail else EXIT_OK
     if not task or output is None:
         raise M4AgentError("usage: m4agent grade TASK OUTPUT.csv, or m4agent grade --results-root DIR")
+    if not output.is_file():  # the caller's own argument: an input error, not the agent's strict failure
+        raise M4AgentError(f"{output} {'is a folder' if output.is_dir() else 'does not exist'}; give the agent's "
+                           "output CSV (a campaign folder is graded with --results-root DIR)")
     result = grade_file(task, output, data_dir, tasks_dir=tasks_dir, expectations=expectations)
     if as_json:
         sys.stdout.write(json.dumps(result) + "\n")

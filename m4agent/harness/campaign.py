@@ -2,7 +2,7 @@
 
 A campaign folder holds:
 
-- ``campaign.json``: its id, the matrix as given (with the tasks folder), settings;
+- ``campaign.json``: its id, every matrix it was planned from, as given, and the tasks folder;
 - ``plan.json``: every planned run (spec and key), written by ``plan``;
 - ``lock.json``: what the campaign ran with (image digest, CLI versions, project
   commit, task, skill and database digests, the isolation policy's digest), written
@@ -46,9 +46,9 @@ from m4agent.errors import M4AgentError
 from m4agent.harness import canary, ledger, records, templates
 from m4agent.harness import container as docker_layer
 from m4agent.harness.conditions import skill_name_conflicts
-from m4agent.harness.egress import policy_for
+from m4agent.harness.egress import EgressPolicy, policy_for
 from m4agent.harness.image import cli_versions, ensure_image, image_tag
-from m4agent.harness.matrix import Matrix, build, load_source
+from m4agent.harness.matrix import Matrix, build, load_source, merge
 from m4agent.harness.records import AttemptRecord, Outcome, RunSpec, RunState
 from m4agent.harness.run import RunContext, run_attempt, scratch_root
 from m4agent.locking import data_dir_lock
@@ -68,30 +68,74 @@ def _tasks(tasks_dir: Path | None) -> dict[str, Task]:
 
 
 def plan(matrix: str | Path, campaign_dir: Path, agents: list[str] | None = None,
-         tasks_dir: Path | None = None) -> Matrix:
-    """Write (or extend) a campaign folder's plan from a matrix file or profile; the runs' folders and run.json."""
+         tasks_dir: Path | None = None, add: bool = False) -> Matrix:
+    """Plan a campaign folder from a matrix file or profile (``plan_doc``)."""
     doc, base = load_source(matrix, agents)
+    return plan_doc(doc, base, campaign_dir, tasks_dir, add=add)
+
+
+RUN_ORIGIN = "run"  # a folder planned by `m4agent run`, which adds each new trial to it
+
+
+def origin(campaign_dir: Path) -> str | None:
+    """Which command planned the campaign in ``campaign_dir``; None when it holds none."""
+    path = campaign_dir / CAMPAIGN_FILE
+    return records.read_json(path).get("origin", "campaign plan") if path.exists() else None
+
+
+def plan_doc(doc: dict[str, Any], base: Path, campaign_dir: Path, tasks_dir: Path | None = None,
+             add: bool = False, planned_by: str = "campaign plan") -> Matrix:
+    """Write a campaign folder's plan: ``campaign.json`` (every matrix it was given), ``plan.json`` and
+    each run's folder with its ``run.json``. Everything is checked before the first file is written.
+
+    A folder already holding a campaign keeps it: the same matrix again changes nothing; another one
+    is added only with ``add`` (its runs must be new and its settings the campaign's)."""
     tasks_root = (tasks_dir or TASKS_DIR).resolve()
     built = build(doc, base, _tasks(tasks_root))
-    campaign_dir.mkdir(parents=True, exist_ok=True)
+    entry = {"matrix": doc, "matrix_base": str(base)}
     meta_path = campaign_dir / CAMPAIGN_FILE
     if meta_path.exists():
         meta = records.read_json(meta_path)
         if meta.get("tasks_dir") != str(tasks_root):
             raise M4AgentError(f"{campaign_dir} was planned with tasks from {meta.get('tasks_dir')}, "
                                f"not {tasks_root}; use another campaign folder")
+        given = _matrices(meta)
+        if entry in given:
+            return built  # planned already: nothing to add
+        if not add:
+            held = len(planned_runs(campaign_dir))
+            raise M4AgentError(f"{campaign_dir} already holds a campaign of {held} runs from another matrix; "
+                               "plan into a new folder, or add this matrix's runs to it with `campaign plan --add`")
+        merge([_build_entry(e, meta) for e in given] + [built])  # new runs only, the campaign's settings
+        meta = {k: v for k, v in meta.items() if k not in ("matrix", "matrix_base")}
+        meta["matrices"] = [*given, entry]
     else:
-        meta = {"id": uuid.uuid4().hex, "created_at": records.now(), "tasks_dir": str(tasks_root)}
-    meta.update(matrix=doc, matrix_base=str(base))
-    records.write_json_atomic(meta_path, meta)
+        meta = {"id": uuid.uuid4().hex, "created_at": records.now(), "tasks_dir": str(tasks_root),
+                "origin": planned_by, "matrices": [entry]}
+    campaign_dir.mkdir(parents=True, exist_ok=True)
     planned = {spec.key: asdict(spec) for spec in built.runs}
+    skipped = built.skipped
     plan_path = campaign_dir / PLAN_FILE
     if plan_path.exists():
-        planned = {**records.read_json(plan_path)["runs"], **planned}
-    records.write_json_atomic(plan_path, {"runs": planned, "skipped": built.skipped})
+        before = records.read_json(plan_path)
+        planned = {**before["runs"], **planned}
+        skipped = [*before.get("skipped", []), *skipped]
     for spec in built.runs:
         records.write_run(records.run_folder(campaign_dir, spec), spec)
+    records.write_json_atomic(plan_path, {"runs": planned, "skipped": skipped})
+    records.write_json_atomic(meta_path, meta)
     return built
+
+
+def _matrices(meta: dict[str, Any]) -> list[dict[str, Any]]:
+    """The matrices a campaign was planned from, in order (a campaign.json before issue 41 holds one)."""
+    if "matrices" in meta:
+        return list(meta["matrices"])
+    return [{"matrix": meta["matrix"], "matrix_base": meta["matrix_base"]}]
+
+
+def _build_entry(entry: dict[str, Any], meta: dict[str, Any]) -> Matrix:
+    return build(entry["matrix"], Path(entry["matrix_base"]), _tasks(Path(meta["tasks_dir"])))
 
 
 def _meta(campaign_dir: Path) -> dict[str, Any]:
@@ -111,7 +155,7 @@ def planned_runs(campaign_dir: Path) -> list[RunSpec]:
 def _matrix(campaign_dir: Path) -> tuple[Matrix, dict[str, Task], dict[str, Any]]:
     meta = _meta(campaign_dir)
     tasks = _tasks(Path(meta["tasks_dir"]))
-    return build(meta["matrix"], Path(meta["matrix_base"]), tasks), tasks, meta
+    return merge([_build_entry(entry, meta) for entry in _matrices(meta)]), tasks, meta
 
 
 @contextlib.contextmanager
@@ -368,6 +412,17 @@ def _scratch(campaign_id: str) -> Iterator[None]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def _check_keys(matrix: Matrix, secrets: dict[str, str]) -> None:
+    """Every agent's API key is in the secrets: a missing one stops the start before any run, rather
+    than failing every attempt as the provider's refusal."""
+    missing = {name: absent for name, entry in sorted(matrix.agents.items())
+               if (absent := [v for v in entry.agent.key_variables(entry.options) if not secrets.get(v)])}
+    if missing:
+        needs = "; ".join(f"agent {name} needs {', '.join(found)}" for name, found in missing.items())
+        raise M4AgentError(f"{needs}: put KEY=VALUE lines in a file and pass --secrets-file FILE (or log in and "
+                           "set the agent option auth = \"subscription\"; docs/agents.md); no run was started")
+
+
 def _pin_data_dir(campaign_dir: Path, meta: dict[str, Any], data_dir: Path) -> None:
     """A campaign grades against one data directory: the first run records it, later runs must match."""
     given = str(data_dir.resolve())
@@ -380,6 +435,8 @@ def _pin_data_dir(campaign_dir: Path, meta: dict[str, Any], data_dir: Path) -> N
                            f"pass --data-dir {pinned} (or plan a new campaign folder)")
 
 
+# events: "start" and "end" of each attempt (with its record), "finished" when a run leaves the queue
+# with a final outcome or out of retries
 Progress = Callable[[str, RunSpec, AttemptRecord | None], None]
 
 
@@ -394,6 +451,7 @@ def run(campaign_dir: Path, data_dir: Path, workers: int | None = None, wait: bo
     matrix, tasks, meta = _matrix(campaign_dir)
     specs = planned_runs(campaign_dir)
     with _exclusive(campaign_dir, wait), _scratch(meta["id"]):
+        _check_keys(matrix, secrets or {})
         _pin_data_dir(campaign_dir, meta, data_dir)
         _preflight(Path(meta["tasks_dir"]))
         engine = docker_layer.client()
@@ -410,9 +468,9 @@ def run(campaign_dir: Path, data_dir: Path, workers: int | None = None, wait: bo
             truth = _truth_exports(campaign_dir, data_dir, tasks, {spec.task for spec in specs})
         built = templates.build(engine, image, campaign_dir, data_dir, tasks, {(s.task, s.schema) for s in specs},
                                 meta["id"], matrix.limits)
-        providers = sorted({p for entry in matrix.agents.values() for p in entry.agent.providers_for(entry.options)})
+        policy, _ = egress_policy(matrix, routes)
         ctx = RunContext(engine=engine, image=image, data_dir=data_dir, tasks=tasks, campaign_id=meta["id"],
-                         campaign_dir=campaign_dir, policy=policy_for(providers, routes=routes), limits=matrix.limits,
+                         campaign_dir=campaign_dir, policy=policy, limits=matrix.limits,
                          secrets=secrets or {},
                          agent_options={name: entry.options for name, entry in matrix.agents.items()},
                          solutions=truth, templates=built)
@@ -447,6 +505,33 @@ def run(campaign_dir: Path, data_dir: Path, workers: int | None = None, wait: bo
     if stopped:  # queues a quota refusal (a provider's name) or the spent budget ("budget") stopped
         summary["stopped"] = sorted(stopped)
     return summary
+
+
+def egress_policy(matrix: Matrix, routes: tuple[tuple[str, str, int], ...]) -> tuple[EgressPolicy, list[str]]:
+    """The campaign's egress policy, and the allowlisted hosts it refuses because routes were given.
+
+    Without routes, the model hosts of the agents' providers. With routes (a dry run against
+    `m4agent model-server`, or a local model endpoint), the routed hosts only: every other host and
+    suffix of the providers is refused, so no part of a dry run reaches the real network."""
+    providers = sorted({p for entry in matrix.agents.values() for p in entry.agent.providers_for(entry.options)})
+    allowlisted = policy_for(providers)
+    if not routes:
+        return allowlisted, []
+    routed = policy_for((), routes=routes)
+    reached = {host for host, _, _ in routed.routes}
+    refused = [host for host in sorted(allowlisted.hosts) if host not in reached]
+    return routed, refused + [f"*{suffix}" for suffix in allowlisted.suffixes]
+
+
+def routing(campaign_dir: Path, routes: tuple[tuple[str, str, int], ...]) -> list[str]:
+    """What a start with ``routes`` does to the egress, in lines for the operator (none without routes)."""
+    if not routes:
+        return []
+    policy, refused = egress_policy(_matrix(campaign_dir.resolve())[0], routes)
+    lines = [f"routed: {host} -> {address}:{port}" for host, address, port in policy.routes]
+    if refused:
+        lines.append(f"refused (allowlisted for the agents, not routed): {', '.join(refused)}")
+    return lines
 
 
 def _work(ctx: RunContext, matrix: Matrix, pending: list[RunSpec], workers: int, grader: Grader,
@@ -492,8 +577,11 @@ def _work(ctx: RunContext, matrix: Matrix, pending: list[RunSpec], workers: int,
             if record.outcome.retryable:
                 tries = records.counted_retries(records.attempts(folder))
                 time.sleep(min(BACKOFF_MAX_SECONDS, 2.0 ** tries))
-        if records.state(folder, matrix.max_retries) is RunState.GRADING:
+        final = records.state(folder, matrix.max_retries)
+        if final is RunState.GRADING:
             grader.submit(spec)
+        if final is not RunState.PENDING and on_event:
+            on_event("finished", spec, None)
 
     pool = ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="m4agent-run")
     try:

@@ -23,7 +23,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from m4agent.errors import M4AgentError
+from m4agent.errors import EXIT_INCOMPLETE, EXIT_STRICT_FAIL, M4AgentError
 from m4agent.harness.records import AttemptRecord, RunSpec
 
 console = Console(stderr=True)
@@ -41,26 +41,44 @@ AgentNames = Annotated[list[str] | None, typer.Option("--agent", help="Agent(s) 
 def _progress_runner(campaign_dir: Path, data_dir: Path, workers: int | None, wait: bool,
                      as_json: bool, canary: bool, secrets: dict[str, str] | None = None,
                      routes: tuple[tuple[str, str, int], ...] = ()) -> dict[str, Any]:
+    """Run the campaign under a bar counting its runs: those finished before this start count as done,
+    and a run counts when it leaves the queue with a final outcome (or out of retries)."""
     from m4agent.harness import campaign
 
-    pending = campaign.status(campaign_dir)
-    total = pending["runs"] - pending["states"].get("done", 0)
+    before = campaign.status(campaign_dir)
+    finished = before["runs"] - before["states"].get("pending", 0)
+    for line in campaign.routing(campaign_dir, routes):
+        console.print(line, soft_wrap=True, markup=False)
     outcomes: Counter[str] = Counter()
     columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[counts]}"),
                TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn())
     with Progress(*columns, console=console, disable=as_json, transient=False) as progress:
-        bar = progress.add_task("attempts", total=max(total, 1), counts="")
+        bar = progress.add_task("runs", total=max(before["runs"], 1), completed=finished, counts="")
 
         def on_event(kind: str, spec: RunSpec, record: AttemptRecord | None) -> None:
-            if kind != "end" or record is None:
-                return
-            outcomes[record.outcome.value] += 1
-            if not record.outcome.retryable:
+            if kind == "finished":
                 progress.advance(bar)
-            progress.update(bar, counts=" ".join(f"{k} {v}" for k, v in sorted(outcomes.items())))
+            elif kind == "end" and record is not None:
+                outcomes[record.outcome.value] += 1
+                progress.update(bar, counts=" ".join(f"{k} {v}" for k, v in sorted(outcomes.items())))
 
         return campaign.run(campaign_dir, data_dir, workers=workers, wait=wait, on_event=on_event,
                             run_canary=canary, secrets=secrets, routes=routes)
+
+
+def _incomplete(summary: dict[str, Any]) -> str | None:
+    """Why some runs have no result after a campaign run, or None when every run has one."""
+    pending, exhausted = summary["states"].get("pending", 0), summary["states"].get("exhausted", 0)
+    if not pending and not exhausted:
+        return None
+    parts = []
+    if pending:
+        parts.append(f"{pending} run(s) still pending (stopped by {', '.join(summary.get('stopped', [])) or 'a stop'}: "
+                     "run the same command again later to resume them)")
+    if exhausted:
+        parts.append(f"{exhausted} run(s) out of retries after infrastructure failures (their attempts say "
+                     "why; raise max_retries in the matrix and run again)")
+    return "; ".join(parts)
 
 
 def _print_status(summary: dict[str, Any], as_json: bool, campaign_dir: Path) -> None:
@@ -80,6 +98,12 @@ def _print_status(summary: dict[str, Any], as_json: bool, campaign_dir: Path) ->
     if summary.get("stopped"):
         out.print(f"stopped before their runs ended: {', '.join(summary['stopped'])} (a provider's quota, or the "
                   "campaign's budget); their runs stay pending: run the campaign again later", soft_wrap=True)
+
+
+Route = Annotated[list[str] | None, typer.Option("--route", metavar="HOST=ADDRESS:PORT",
+                                                 help="Send HOST's tunnels to ADDRESS:PORT (a local model endpoint, "
+                                                 "or `m4agent model-server` for a dry run); logged, and part of "
+                                                 "the egress policy.", show_default=False)]
 
 
 def _data_dir(data_dir: Path | None) -> Path:
@@ -135,20 +159,24 @@ def campaign_plan(
     campaign_dir: CampaignDir,
     agent: AgentNames = None,
     tasks_dir: TasksDir = None,
+    add: Annotated[bool, typer.Option("--add", help="Add this matrix's runs to the campaign the folder already "
+                                      "holds (without it, such a folder is refused).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the planned runs as JSON lines.")] = False,
 ) -> None:
     """Plan a campaign: expand the matrix into runs, each with a content-hash key and a folder."""
     from m4agent.harness import campaign
 
     try:
-        built = campaign.plan(matrix, campaign_dir, agents=agent, tasks_dir=tasks_dir)
+        built = campaign.plan(matrix, campaign_dir, agents=agent, tasks_dir=tasks_dir, add=add)
     except M4AgentError as exc:
         _fail(exc)
     if as_json:
         sys.stdout.write(campaign.write_planned(campaign_dir) + "\n")
         return
+    total = len(campaign.planned_runs(campaign_dir))
     console.print(f"planned {len(built.runs)} runs in {campaign_dir}"
-                  + (f" ({len(built.skipped)} cells skipped: eICU has no transformed schema)" if built.skipped else ""))
+                  + (f" ({len(built.skipped)} cells skipped: eICU has no transformed schema)" if built.skipped else "")
+                  + (f"; the campaign holds {total}" if total != len(built.runs) else ""))
 
 
 @campaign_app.command("run")
@@ -161,12 +189,11 @@ def campaign_run(
     no_canary: Annotated[bool, typer.Option("--no-canary", help="Skip the filesystem canary (development only).")] = False,
     secrets_file: SecretsFile = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the final status as JSON.")] = False,
-    route: Annotated[list[str] | None, typer.Option("--route", help="HOST=ADDRESS:PORT: the egress proxy sends "
-                                                    "HOST's tunnels there (a local model endpoint, or "
-                                                    "`m4agent model-server` for a dry run); logged, and part of "
-                                                    "the egress policy.", show_default=False)] = None,
+    route: Route = None,
 ) -> None:
-    """Run or resume a planned campaign: pending runs in containers, then grading; safe to kill and restart."""
+    """Run or resume a planned campaign: pending runs in containers, then grading; safe to kill and restart.
+
+    Exit 0 when every planned run has its result, 3 when some have none yet (see the exit codes)."""
     from m4agent.harness.model_server.cli import parse_route
 
     try:
@@ -175,6 +202,10 @@ def campaign_run(
     except M4AgentError as exc:
         _fail(exc)
     _print_status(summary, as_json, campaign_dir)
+    missing = _incomplete(summary)
+    if missing:
+        console.print(f"[yellow]incomplete[/]: {missing}", soft_wrap=True)
+        raise typer.Exit(EXIT_INCOMPLETE)
 
 
 @campaign_app.command("status")
@@ -195,21 +226,30 @@ def campaign_status(
 def run_one(
     task: Annotated[str, typer.Argument(help="Task name, e.g. mimic-sofa-24h.")],
     campaign_dir: CampaignDir,
-    agent: Annotated[str, typer.Option("--agent", help="oracle, null, shell (and the real CLIs).")] = "oracle",
+    agent: Annotated[str, typer.Option("--agent", help="oracle, null, shell, or an agent CLI: claude, codex, "
+                                       "gemini, pi (docs/agents.md).")] = "oracle",
     condition: Annotated[str, typer.Option("--condition", help="no-skill, with-skill, with-skill-all, "
                                            "with-skill-decoy, with-skill-rawsql, operational-spec.")] = "no-skill",
     schema: Annotated[str, typer.Option("--schema", help="native, obfuscated or restructured.")] = "native",
     model: Annotated[str, typer.Option("--model", help="Model name, or default.")] = "default",
     trial: Annotated[int, typer.Option("--trial", help="Trial number.")] = 1,
-    option: Annotated[list[str] | None, typer.Option("--agent-option", help="KEY=VALUE for the agent, e.g. "
-                                                     "script=./my_agent.sh for shell.", show_default=False)] = None,
+    option: Annotated[list[str] | None, typer.Option("--agent-option", metavar="KEY=VALUE",
+                                                     help="An option of the agent, e.g. script=./my_agent.sh for "
+                                                     "shell.", show_default=False)] = None,
     data_dir: DataDir = None,
     tasks_dir: TasksDir = None,
     secrets_file: SecretsFile = None,
+    route: Route = None,
+    no_fail: Annotated[bool, typer.Option("--no-fail", help="Exit 0 even when the output fails the strict checks "
+                                          "(default: exit 2).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the run's result.json.")] = False,
 ) -> None:
-    """Run one task with one agent in a locked container and grade it (a one-run campaign in --dir)."""
+    """Run one task with one agent in a locked container and grade it (a one-run campaign in --dir).
+
+    Exit 0 on a strict pass, 2 on a strict failure or no output, 3 when the run got no result (see the
+    exit codes). Again with another --trial, the same --dir holds the new trial beside the first."""
     from m4agent.harness import campaign, records
+    from m4agent.harness.model_server.cli import parse_route
 
     options = {}
     for item in option or []:
@@ -217,47 +257,43 @@ def run_one(
         if not sep:
             _fail(M4AgentError(f"--agent-option takes KEY=VALUE, not {item!r}"))
         options[key] = str(Path(value).resolve()) if key == "script" else value
-    doc = {"campaign": {"tasks": [task], "conditions": [condition], "schemas": [schema], "trials": trial},
+    doc = {"campaign": {"tasks": [task], "conditions": [condition], "schemas": [schema], "trials": 1,
+                        "first_trial": trial},
            "agents": [{"name": agent, "models": [model], "options": options}]}
     try:
-        campaign_dir.mkdir(parents=True, exist_ok=True)
-        matrix_file = campaign_dir / "matrix.toml"
-        matrix_file.write_text(_toml(doc))
-        built = campaign.plan(matrix_file, campaign_dir, tasks_dir=tasks_dir)
-        spec = [s for s in built.runs if s.trial == trial][0]
-        _progress_runner(campaign_dir, _data_dir(data_dir), 1, True, as_json, True, read_secrets(secrets_file))
-        result = records.read_json(records.run_folder(campaign_dir, spec) / records.RESULT_FILE)
+        routes = tuple(parse_route(r) for r in route or ())
+        own = campaign.origin(campaign_dir) == campaign.RUN_ORIGIN
+        built = campaign.plan_doc(doc, Path.cwd(), campaign_dir, tasks_dir, add=own,
+                                  planned_by=campaign.RUN_ORIGIN)
+        [spec] = built.runs
+        folder = records.run_folder(campaign_dir, spec)
+        if (folder / records.RESULT_FILE).exists():
+            trials = [s.trial for s in campaign.planned_runs(campaign_dir) if s.task == spec.task
+                      and (s.condition, s.schema, s.agent, s.model) == (spec.condition, spec.schema, spec.agent, spec.model)]
+            console.print(f"[yellow]already run[/]: this run finished before; its result is shown, nothing was run. "
+                          f"Another trial: the same command with --trial {max(trials) + 1}", soft_wrap=True)
+        else:
+            summary = _progress_runner(campaign_dir, _data_dir(data_dir), 1, True, as_json, True,
+                                       read_secrets(secrets_file), routes)
+            if not (folder / records.RESULT_FILE).exists():
+                console.print(f"[yellow]incomplete[/]: no result for the run: {_incomplete(summary)}", soft_wrap=True)
+                raise typer.Exit(EXIT_INCOMPLETE)
+        result = records.read_json(folder / records.RESULT_FILE)
     except M4AgentError as exc:
         _fail(exc)
     if as_json:
         sys.stdout.write(json.dumps(result) + "\n")
     else:
         Console().print(f"{task} {agent}: outcome [bold]{result['outcome']}[/], reward {result['reward']:.6f}, "
-                        f"{'strict pass' if result['strict_pass'] else 'strict fail'} "
-                        f"({records.run_folder(campaign_dir, spec)})")
-
-
-def _toml(doc: dict[str, Any]) -> str:
-    """A tiny TOML writer for the one-run matrix (strings, ints, lists of strings, inline tables)."""
-    def value(v: Any) -> str:
-        if isinstance(v, bool):
-            return "true" if v else "false"
-        if isinstance(v, int):
-            return str(v)
-        if isinstance(v, list):
-            return "[" + ", ".join(value(x) for x in v) + "]"
-        if isinstance(v, dict):
-            return "{" + ", ".join(f"{k} = {value(x)}" for k, x in v.items()) + "}"
-        return json.dumps(str(v))
-    lines = ["[campaign]"] + [f"{k} = {value(v)}" for k, v in doc["campaign"].items()]
-    for entry in doc["agents"]:
-        lines += ["", "[[agents]]"] + [f"{k} = {value(v)}" for k, v in entry.items()]
-    return "\n".join(lines) + "\n"
+                        f"{'strict pass' if result['strict_pass'] else 'strict fail'} ({folder})")
+    if not result["strict_pass"] and not no_fail:
+        raise typer.Exit(EXIT_STRICT_FAIL)
 
 
 def doctor(
     data_dir: DataDir = None,
-    reap: Annotated[bool, typer.Option("--reap", help="Also remove every m4agent container left behind.")] = False,
+    reap: Annotated[bool, typer.Option("--reap", help="Also remove the m4agent containers of campaigns whose "
+                                       "harness died (never those of a running campaign).")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Check what campaigns need: Docker reachable, the agent image present, data built, disk space, clock."""

@@ -43,6 +43,7 @@ LABEL_CAMPAIGN = f"{LABEL_PREFIX}.campaign"
 LABEL_RUN = f"{LABEL_PREFIX}.run"
 LABEL_ATTEMPT = f"{LABEL_PREFIX}.attempt"
 LABEL_ROLE = f"{LABEL_PREFIX}.role"
+LABEL_CAMPAIGN_DIR = f"{LABEL_PREFIX}.campaign-dir"  # whose lock says whether a harness still runs it (doctor)
 TRACE_LIMIT_BYTES = 50 * 1024 * 1024
 KILL_VERIFY_SECONDS = 30.0
 
@@ -314,6 +315,11 @@ def remove(engine: docker.DockerClient, name: str) -> None:
             raise M4AgentError(f"container {name} could not be removed within {KILL_VERIFY_SECONDS:.0f} s; "
                                f"remove it with `docker rm -f {name}`")
         time.sleep(0.2)
+
+
+def campaign_labels(campaign_id: str, campaign_dir: Path, role: str) -> dict[str, str]:
+    """The labels every container of a campaign carries: its id, its folder and the container's role."""
+    return {LABEL_CAMPAIGN: campaign_id, LABEL_CAMPAIGN_DIR: str(campaign_dir), LABEL_ROLE: role}
 
 
 def labelled(engine: docker.DockerClient, **labels: str) -> list[Any]:

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import os
 import shutil
 import time
+from collections import Counter, defaultdict
+from collections.abc import Iterator
 from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import Any
@@ -35,13 +40,7 @@ def checks(data_dir: Path, reap: bool = False) -> list[dict[str, Any]]:
         found.append(_check("image", present, f"{tag} present" if present else
                             f"{tag} missing: build it with `scripts/build_image.sh` (offline) or "
                             f"`docker build -f docker/Dockerfile -t {tag} .`"))
-        leftovers = container.labelled(engine)
-        if reap and leftovers:
-            container.reap(engine)
-            found.append(_check("containers", True, f"removed {len(leftovers)} m4agent container(s) left behind"))
-        else:
-            found.append(_check("containers", not leftovers, "none left behind" if not leftovers else
-                                f"{len(leftovers)} m4agent container(s) left behind: `m4agent doctor --reap`"))
+        found.append(_containers(engine, reap))
         found.append(_clock(engine))
     for dataset in ("mimic-iv", "eicu"):
         db = database_path(data_dir, dataset)
@@ -55,6 +54,72 @@ def checks(data_dir: Path, reap: bool = False) -> list[dict[str, Any]]:
 
     found.append(doctor_check())
     return found
+
+
+LIVE, LEFT, UNKNOWN = "live", "left behind", "unknown"
+
+
+@contextlib.contextmanager
+def _harness_state(campaign_dir: str | None) -> Iterator[str]:
+    """Whether a harness runs the campaign in ``campaign_dir``, from its ``.harness.lock`` (the harness
+    holds it exclusively while it runs, and the lock dies with it). Left behind, the lock is held
+    shared for the ``with`` block, so a harness starting meanwhile waits until the leftovers are gone."""
+    from m4agent.harness.campaign import MUTEX_FILE
+
+    if not campaign_dir:  # a container of an m4agent older than the label: nothing says
+        yield UNKNOWN
+        return
+    try:
+        fd = os.open(Path(campaign_dir) / MUTEX_FILE, os.O_RDONLY)
+    except FileNotFoundError:  # the folder or its lock is gone: no harness can hold it
+        yield LEFT
+        return
+    except OSError:  # another user's campaign we cannot read: not ours to judge
+        yield UNKNOWN
+        return
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield LIVE
+            return
+        yield LEFT
+    finally:
+        os.close(fd)
+
+
+def _containers(engine: Any, reap: bool) -> dict[str, Any]:
+    """m4agent's containers by campaign: those of a live harness are its business; those left behind
+    by a dead one are reported, and removed with ``reap``; those nothing tells about are only named."""
+    from m4agent.harness import container
+
+    campaigns: dict[tuple[str, str], list[Any]] = defaultdict(list)
+    for box in container.labelled(engine):
+        labels = box.labels or {}
+        campaigns[(labels.get(container.LABEL_CAMPAIGN, ""), labels.get(container.LABEL_CAMPAIGN_DIR, ""))].append(box)
+    counts: Counter[str] = Counter()
+    removed = 0
+    unknown: list[str] = []
+    for (campaign_id, folder), boxes in sorted(campaigns.items()):
+        with _harness_state(folder) as state:
+            counts[state] += len(boxes)
+            if state == LEFT and reap:
+                removed += container.reap(engine, campaign=campaign_id)
+            if state == UNKNOWN:
+                unknown += [box.name for box in boxes]
+    parts = []
+    if counts[LIVE]:
+        parts.append(f"{counts[LIVE]} running for a live campaign (left alone)")
+    if removed:
+        parts.append(f"removed {removed} left behind by a harness that died")
+    elif counts[LEFT]:
+        parts.append(f"{counts[LEFT]} left behind by a harness that died: `m4agent doctor --reap` removes them")
+    if unknown:
+        parts.append(f"{len(unknown)} of a campaign whose harness cannot be checked (another user's, or an older "
+                     f"m4agent's), never removed by --reap: `docker rm -f {' '.join(unknown[:5])}` once no harness "
+                     "runs it")
+    left = counts[LEFT] - removed
+    return _check("containers", not left, "; ".join(parts) or "none left behind")
 
 
 def _clock(engine: Any) -> dict[str, Any]:

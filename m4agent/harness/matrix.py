@@ -24,12 +24,14 @@ A matrix file::
     [provider_caps]                    # containers at once per model provider
     anthropic = 1
 
-``[[blocks]]`` tables (each with its own tasks, conditions, schemas, trials and an
-optional ``agents`` filter) replace the single block of ``[campaign]``; the built-in
-profiles (``profiles/*.toml``: M4Bench's ``rerun-v1.1`` and ``operational-spec``) are
-written that way and take their models per agent from ``[models]``. eICU tasks have
-no transformed schema variants: such cells are skipped and counted, as M4Bench's
-matrix rejects them.
+``[[blocks]]`` tables (each with its own tasks, conditions, schemas, trials, an
+optional ``first_trial`` and an optional ``agents`` filter) replace the single block
+of ``[campaign]``; the built-in profiles (``profiles/*.toml``: M4Bench's
+``rerun-v1.1`` and ``operational-spec``) are written that way and take their models
+per agent from ``[models]``. A run two blocks (or one block twice) would plan is an
+error naming both: a design where one block silently absorbs another's runs is not
+the design written. eICU tasks have no transformed schema variants: such cells are
+skipped and counted, as M4Bench's matrix rejects them.
 """
 
 from __future__ import annotations
@@ -137,16 +139,20 @@ def _agents(doc: dict[str, Any], base: Path) -> dict[str, AgentEntry]:
 
 
 def build(doc: dict[str, Any], base: Path, tasks: dict[str, Task]) -> Matrix:
-    """Expand the matrix into run specs (deduplicated by key, in a stable order)."""
+    """Expand the matrix into run specs, in a stable order; a run planned twice is an error."""
     campaign = doc.get("campaign", {})
     agents = _agents(doc, base)
     blocks = doc.get("blocks") or [campaign]
-    runs: dict[str, RunSpec] = {}
+    runs: dict[str, tuple[RunSpec, str]] = {}  # key -> (spec, the block that planned it)
     skipped: list[str] = []
     digests: dict[tuple[str, str], str] = {}
-    for block in blocks:
+    for number, block in enumerate(blocks, 1):
+        where = _block_name(block, number) if doc.get("blocks") else "[campaign]"
         wanted_agents = _names(block.get("agents", list(agents)), "agents")
         trials = int(block.get("trials", campaign.get("trials", 1)))
+        first_trial = int(block.get("first_trial", 1))
+        if first_trial < 1:
+            raise M4AgentError(f"matrix: {where}: first_trial must be at least 1")
         schemas = _names(block.get("schemas", campaign.get("schemas", ["native"])), "schemas")
         conditions = _names(block.get("conditions", campaign.get("conditions", ["no-skill"])), "conditions")
         for bad in [s for s in schemas if s not in SCHEMAS]:
@@ -169,18 +175,23 @@ def build(doc: dict[str, Any], base: Path, tasks: dict[str, Task]) -> Matrix:
                         entry = agents[name]
                         version = entry.agent.version_for(entry.options)
                         for model in entry.models:
-                            for trial in range(1, trials + 1):
+                            for trial in range(first_trial, first_trial + trials):
                                 spec = RunSpec(task=task_name, task_digest=digests[(task_name, condition)],
                                                condition=condition, schema=schema, agent=name,
                                                agent_version=version, model=model, trial=trial)
-                                runs.setdefault(spec.key, spec)
+                                if spec.key in runs:
+                                    raise M4AgentError(
+                                        f"matrix: {where} plans {spec.label}, which {runs[spec.key][1]} "
+                                        "already plans; give one of them other tasks, conditions, models or "
+                                        "trials (first_trial = N numbers a block's trials from N)")
+                                runs[spec.key] = (spec, where)
     limits_doc = doc.get("limits", {})
     unknown = set(limits_doc) - set(Limits.__dataclass_fields__)
     if unknown:
         raise M4AgentError(f"matrix: unknown [limits] setting(s) {', '.join(sorted(unknown))}")
     return Matrix(
         description=str(campaign.get("description", "")),
-        runs=list(runs.values()),
+        runs=[spec for spec, _ in runs.values()],
         agents=agents,
         limits=Limits(**limits_doc),
         workers=int(campaign.get("workers", 1)),
@@ -189,6 +200,51 @@ def build(doc: dict[str, Any], base: Path, tasks: dict[str, Task]) -> Matrix:
         skipped=skipped,
         source=doc,
     )
+
+
+def settings(matrix: Matrix) -> dict[str, Any]:
+    """What a campaign runs its runs with (as opposed to which runs): one set per campaign."""
+    return {"limits": matrix.limits.as_json(), "workers": matrix.workers, "max_retries": matrix.max_retries,
+            "provider_caps": matrix.provider_caps, "budget": matrix.source.get("budget", {})}
+
+
+def merge(matrices: list[Matrix]) -> Matrix:
+    """The matrices a campaign was planned from, as one: every run of each (a run planned twice is an
+    error), their agents (one agent, one set of options), the settings they share."""
+    first, *rest = matrices
+    runs = {spec.key: spec for spec in first.runs}
+    agents = dict(first.agents)
+    for number, other in enumerate(rest, 2):
+        if settings(other) != settings(first):
+            differ = [k for k, v in settings(other).items() if settings(first)[k] != v]
+            raise M4AgentError(f"matrix {number} of the campaign sets {', '.join(differ)} otherwise than the first; "
+                               "a campaign runs with one set of settings: plan the new matrix in another folder, "
+                               "or give it the first's settings")
+        twice = [spec for spec in other.runs if spec.key in runs]
+        if twice:
+            raise M4AgentError(f"matrix {number} of the campaign plans {len(twice)} run(s) the campaign already "
+                               f"has (e.g. {twice[0].label}); leave them out, or number its trials on "
+                               "(first_trial = N in a block)")
+        runs.update((spec.key, spec) for spec in other.runs)
+        for name, entry in other.agents.items():
+            known = agents.get(name)
+            if known is None:
+                agents[name] = entry
+            elif known.options != entry.options:
+                raise M4AgentError(f"agent {name} has other options in matrix {number} than in the campaign; "
+                                   "one campaign runs one agent one way: plan it in another folder")
+            else:
+                models = known.models + tuple(m for m in entry.models if m not in known.models)
+                agents[name] = AgentEntry(known.agent, models, known.options)
+    return Matrix(description="; ".join(m.description for m in matrices if m.description),
+                  runs=list(runs.values()), agents=agents, limits=first.limits, workers=first.workers,
+                  max_retries=first.max_retries, provider_caps=first.provider_caps,
+                  skipped=[line for m in matrices for line in m.skipped], source=first.source)
+
+
+def _block_name(block: dict[str, Any], number: int) -> str:
+    name = block.get("name")
+    return f"block {number} ({name})" if name else f"block {number}"
 
 
 def _digest(task: Task, condition: str, tasks: dict[str, Task]) -> str:

@@ -231,8 +231,8 @@ def prepare_box(ctx: RunContext, spec: RunSpec, agent: Agent, scratch: Path, rol
         source, _hidden = neutral_source(Path(host), mounts, index)
         binds.append(docker_layer.Bind(source, target))
 
-    labels = {docker_layer.LABEL_CAMPAIGN: ctx.campaign_id, docker_layer.LABEL_RUN: spec.key,
-              docker_layer.LABEL_ATTEMPT: str(attempt_number), docker_layer.LABEL_ROLE: role}
+    labels = {**docker_layer.campaign_labels(ctx.campaign_id, ctx.campaign_dir, role), docker_layer.LABEL_RUN: spec.key,
+              docker_layer.LABEL_ATTEMPT: str(attempt_number)}
     forwarder = ["python3", f"{layout.RUNTIME}/forwarder.py", "--listen", f"127.0.0.1:{layout.PROXY_PORT}",
                  "--socket", layout.EGRESS_SOCKET, "--ready", READY_FILE]
     return ContainerSpec(image=ctx.image, name=name, labels=labels, binds=binds, command=forwarder,

@@ -56,12 +56,13 @@ def build(engine: Any, image: str, campaign_dir: Path, data_dir: Path, tasks: Ma
             missing.setdefault(variant, {})[path.name] = plan
     for variant, plans in sorted(missing.items()):
         folder = next(iter({p.parent for key, p in found.items() if key[1] == variant}))
-        _build_variant(engine, image, folder, workspaces.data_root(data_dir, variant), plans, campaign_id, limits)
+        _build_variant(engine, image, folder, workspaces.data_root(data_dir, variant), plans,
+                       docker_layer.campaign_labels(campaign_id, campaign_dir, "templates"), limits)
     return found
 
 
 def _build_variant(engine: Any, image: str, folder: Path, data_root: Path, plans: Mapping[str, workspaces.Plan],
-                   campaign_id: str, limits: docker_layer.Limits) -> None:
+                   labels: dict[str, str], limits: docker_layer.Limits) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=".build-", dir=folder))
     try:
@@ -75,10 +76,9 @@ def _build_variant(engine: Any, image: str, folder: Path, data_root: Path, plans
 
         if os.getuid() == 0:
             os.chown(work, uid, gid)
-        name = f"m4agent-{campaign_id[:8]}-templates-{folder.parent.name}"
+        name = f"m4agent-{labels[docker_layer.LABEL_CAMPAIGN][:8]}-templates-{folder.parent.name}"
         spec = docker_layer.ContainerSpec(
-            image=image, name=name, command=["sleep", "infinity"], limits=limits,
-            labels={docker_layer.LABEL_CAMPAIGN: campaign_id, docker_layer.LABEL_ROLE: "templates"},
+            image=image, name=name, command=["sleep", "infinity"], limits=limits, labels=labels,
             binds=[docker_layer.Bind(data_root, layout.DATA), docker_layer.Bind(work, OUT, read_only=False)])
         with docker_layer.AgentContainer(engine, spec) as box:
             box.start()

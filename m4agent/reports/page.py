@@ -9,7 +9,7 @@ import html
 from pathlib import Path
 from typing import Any
 
-from m4agent.reports.tables import Table, all_tables, fmt, fmt_ci, fmt_p, label, primary
+from m4agent.reports.tables import Table, all_tables, basis, fmt, fmt_ci, fmt_p, label, primary
 
 STYLE = """
 body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;max-width:1200px;
@@ -38,14 +38,12 @@ def _headline(report: dict[str, Any]) -> str:
     parts = []
     for c in primary(report):
         strict = ", ".join(f"{name}: {p}/{n}" for name, (p, n) in c["strict_pass"].items())
-        every = c.get("all_attempts") or {}
         parts.append(
             f'<div class="headline"><strong>{html.escape(label(c))}: delta {fmt(c["delta"])} '
             f'{fmt_ci(c["ci_low"], c["ci_high"])}</strong>, sign-flip p {fmt_p(c["p_sign_flip"])}; '
             f'{c["tasks_improved"]} of {c["tasks"]} tasks improve, {c["tasks_declined"]} decline. '
             f'Strict passes {html.escape(strict)}. Key F1 delta {fmt(c["key_f1_delta"])}, ordered-value nMAE '
-            f'delta {fmt(c["nmae_delta"])}. Over all attempts (failures as zero): delta {fmt(every.get("delta"))} '
-            f'{fmt_ci(every.get("ci_low"), every.get("ci_high"))}.</div>')
+            f'delta {fmt(c["nmae_delta"])}. Estimated {html.escape(basis(report))}.</div>')
     if not parts:
         parts.append('<div class="headline">No two conditions share a task and model: there is no '
                      "comparison to make; the tables below describe the runs.</div>")

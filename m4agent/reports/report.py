@@ -1,8 +1,9 @@
 """A report: every estimate of a set of runs (``build``) and the folder that shows them (``write``).
 
-Every estimate is made twice: over valid runs only (the report's main view) and over all attempts
-with infrastructure failures as zero (``all_attempts`` beside each estimate), so a reader sees
-whether failures move a result.
+Every estimate is over valid runs only: a run whose final outcome is the model's own. A quota stop,
+an infrastructure failure, an interruption or a run never made says nothing about the model, so no
+view counts it as the model's zero (an operator's Ctrl-C would otherwise move a skill effect); the
+validity section counts and lists those runs instead, beside the estimates they are left out of.
 """
 
 from __future__ import annotations
@@ -19,8 +20,6 @@ from m4agent.reports import estimands, sources, validity
 from m4agent.reports.estimands import Parameters
 
 REPORT_JSON = "report.json"
-ALL_ATTEMPTS_FIELDS = ("tasks", "baseline_mean", "treatment_mean", "delta", "ci_low", "ci_high", "p_sign_flip",
-                       "tasks_improved", "tasks_declined", "strict_pass", "key_f1_delta", "nmae_delta")
 
 
 def _clean(value: Any) -> Any:
@@ -50,11 +49,6 @@ def _view(observations: list[sources.Observation], loaded: sources.Loaded, param
             "conditions": estimands.condition_summary(table)}
 
 
-def _arms(comparison: dict[str, Any]) -> tuple[str, str, str, str, str]:
-    return (comparison["agent"], comparison["baseline"], comparison["baseline_schema"], comparison["treatment"],
-            comparison["treatment_schema"])
-
-
 def build(paths: Sequence[Path], params: Parameters | None = None, tasks_dir: Path | None = None) -> dict[str, Any]:
     """Load the runs of ``paths`` and make every estimate; the report as a JSON-ready dict."""
     params = params or Parameters()
@@ -63,24 +57,17 @@ def build(paths: Sequence[Path], params: Parameters | None = None, tasks_dir: Pa
     if not valid_obs and not loaded.runs:
         raise M4AgentError("no run to report on; run the campaign first (`m4agent campaign run --dir DIR`)")
     valid = _view(valid_obs, loaded, params)
-    every = _view(sources.all_attempt_observations(loaded.runs), loaded, params)
-    every_by_arms = {_arms(c): c for c in every["comparisons"]}
-    comparisons = []
-    for comparison in valid["comparisons"]:
-        twin = every_by_arms.get(_arms(comparison))
-        comparison["all_attempts"] = {name: twin[name] for name in ALL_ATTEMPTS_FIELDS} if twin else None
-        comparisons.append(comparison)
     report = {
         "sources": loaded.sources,
         "parameters": asdict(params),
         "validity": {"completeness": validity.completeness(loaded), "outcomes": validity.outcomes(loaded.runs),
                      "integrity": validity.integrity(loaded.runs),
-                     "views": {"valid": "one observation per run with a valid final outcome",
-                               "all_attempts": "one observation per attempt: quota and infrastructure failures "
-                                               "and unfinished planned runs score 0"}},
-        "comparisons": comparisons,
-        "conditions": valid["conditions"], "conditions_all_attempts": every["conditions"],
-        "controls": valid["controls"], "controls_all_attempts": every["controls"],
+                     "views": {"valid": "one observation per run with a valid final outcome (quota stops, "
+                                        "infrastructure failures, interruptions and runs never made are left "
+                                        "out, never scored 0)"}},
+        "comparisons": valid["comparisons"],
+        "conditions": valid["conditions"],
+        "controls": valid["controls"],
         "control_rows": valid["control_rows"],
         "cells": valid["cells"],
         "worst_cells": sorted((c for c in valid["cells"] if c["schema"] == estimands.NATIVE and c["condition"] in

@@ -14,8 +14,7 @@ M4Bench result folders), and no record an agent could have written (in an attemp
 ever read as a run.
 
 Each run becomes one ``RunRecord``. ``Observation``s are what estimates average: one per valid run
-(``valid_observations``), or one per attempt with infrastructure failures as zero
-(``all_attempt_observations``), so a report can show whether failures move a result.
+(``valid_observations``); a run without a valid final outcome is never the model's zero.
 """
 
 from __future__ import annotations
@@ -124,31 +123,11 @@ class Loaded:
 
 def valid_observations(runs: Iterable[RunRecord]) -> list[Observation]:
     """One observation per run with a valid final outcome."""
-    return [_observation(run, run.reward or 0.0) for run in runs if run.valid]
-
-
-def all_attempt_observations(runs: Iterable[RunRecord]) -> list[Observation]:
-    """One observation per attempt: every infrastructure or quota failure scores 0, the final attempt
-    its reward, and a planned run never finished scores one 0."""
-    found: list[Observation] = []
-    for run in runs:
-        failed = [o for o in run.attempt_outcomes if o in INFRA_OUTCOMES]
-        for _ in failed:
-            found.append(_observation(run, 0.0, failed=True))
-        if run.valid:
-            found.append(_observation(run, run.reward or 0.0))
-        elif not failed:
-            found.append(_observation(run, 0.0, failed=True))
-    return found
-
-
-def _observation(run: RunRecord, reward: float, failed: bool = False) -> Observation:
-    return Observation(agent=run.agent, task=run.task, condition=run.condition, schema=run.schema,
-                       model=run.model, reward=reward, strict_pass=run.strict_pass and not failed,
-                       key_f1=0.0 if failed else run.key_f1,
-                       key_precision=0.0 if failed else run.key_precision,
-                       nmae=None if failed else run.nmae, extra_keys=0 if failed else (run.extra_keys or 0),
-                       nmae_columns=run.nmae_columns)
+    return [Observation(agent=run.agent, task=run.task, condition=run.condition, schema=run.schema,
+                        model=run.model, reward=run.reward or 0.0, strict_pass=run.strict_pass, key_f1=run.key_f1,
+                        key_precision=run.key_precision, nmae=run.nmae, extra_keys=run.extra_keys or 0,
+                        nmae_columns=run.nmae_columns)
+            for run in runs if run.valid]
 
 
 # -- task metadata ------------------------------------------------------------------------------

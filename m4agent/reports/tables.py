@@ -61,21 +61,35 @@ def _strict(comparison: dict[str, Any]) -> str:
     return "; ".join(f"{name} {passes}/{runs}" for name, (passes, runs) in comparison["strict_pass"].items())
 
 
+def basis(report: dict[str, Any]) -> str:
+    """What every estimate rests on: the valid runs, and how many runs are left out and why."""
+    outcomes = report["validity"]["outcomes"]
+    completeness = report["validity"]["completeness"]
+    valid = outcomes["valid_runs"]
+    if completeness["plan"]:
+        left_out = completeness["expected"] - completeness["observed"]
+        text = f"over the {valid} valid runs of {completeness['expected']} planned"
+    else:
+        left_out = outcomes["runs"] - valid
+        text = f"over the {valid} valid runs of {outcomes['runs']}"
+    if left_out:
+        text += (f"; {left_out} without a valid outcome (quota, infrastructure failure, interrupted or not run) "
+                 "are left out, never counted as the model's zero: see Validity")
+    return text
+
+
 def headline(report: dict[str, Any]) -> Table:
     rows = []
     for c in report["comparisons"]:
-        every = c.get("all_attempts") or {}
         rows.append([label(c), str(c["tasks"]), fmt(c["baseline_mean"]), fmt(c["treatment_mean"]),
                      f"{fmt(c['delta'])} {fmt_ci(c['ci_low'], c['ci_high'])}", fmt_p(c["p_sign_flip"]),
                      f"{c['tasks_improved']}/{c['tasks']}", f"{c['tasks_declined']}/{c['tasks']}", _strict(c),
-                     fmt(c["key_f1_delta"]), fmt(c["nmae_delta"]),
-                     f"{fmt(every.get('delta'))} {fmt_ci(every.get('ci_low'), every.get('ci_high'))}"])
+                     fmt(c["key_f1_delta"]), fmt(c["nmae_delta"])])
     return Table("comparisons", "Comparisons: task-balanced deltas",
                  ["Comparison", "Tasks", "Baseline", "Treatment", "Delta [95% CI]", "Sign-flip p", "Improved",
-                  "Declined", "Strict passes", "Key F1 delta", "nMAE delta", "All attempts: delta [95% CI]"],
+                  "Declined", "Strict passes", "Key F1 delta", "nMAE delta"],
                  rows, "Delta: mean over tasks of the mean over models of the cell-mean difference; interval: "
-                 "percentile bootstrap over tasks; p: two-sided sign-flip test. All attempts: quota and "
-                 "infrastructure failures and unfinished runs count as 0.")
+                 f"percentile bootstrap over tasks; p: two-sided sign-flip test; {basis(report)}.")
 
 
 def per_task(comparison: dict[str, Any]) -> Table:
@@ -115,8 +129,9 @@ def family(comparison: dict[str, Any]) -> Table:
              fmt_ci(*fam["cluster_ci"])],
             ["Family-balanced bootstrap", f"{fam['families']} families", fmt(fam["balanced_mean"]),
              fmt_ci(*fam["balanced_ci"])]]
-    return Table("family", f"Family sensitivity: {label(comparison)}",
-                 ["Analysis", "Units", "Mean delta", "95% interval"], rows)
+    return Table("family", f"Sensitivity to task families: {label(comparison)}",
+                 ["Analysis", "Units", "Mean delta", "95% interval"], rows,
+                 "A sensitivity view of the headline (the same valid runs, resampled by family).")
 
 
 def modes(comparison: dict[str, Any]) -> Table:
@@ -131,19 +146,14 @@ def modes(comparison: dict[str, Any]) -> Table:
 
 
 def conditions(report: dict[str, Any]) -> Table:
-    every = {(r["agent"], r["schema"], r["condition"]): r for r in report["conditions_all_attempts"]}
-    rows = []
-    for r in report["conditions"]:
-        twin = every.get((r["agent"], r["schema"], r["condition"]), {})
-        rows.append([r["agent"], r["schema"], r["condition"], str(r["tasks"]), str(r["cells"]), str(r["runs"]),
-                     fmt(r["mean_reward"]), f"{r['strict_passes']}/{r['runs']}", fmt(r["mean_key_f1"]),
-                     fmt(r["mean_key_precision"]), fmt(r["mean_nmae"]), str(r["sum_extra_keys"]),
-                     fmt(twin.get("mean_reward")), str(twin.get("runs", "NA"))])
+    rows = [[r["agent"], r["schema"], r["condition"], str(r["tasks"]), str(r["cells"]), str(r["runs"]),
+             fmt(r["mean_reward"]), f"{r['strict_passes']}/{r['runs']}", fmt(r["mean_key_f1"]),
+             fmt(r["mean_key_precision"]), fmt(r["mean_nmae"]), str(r["sum_extra_keys"])]
+            for r in report["conditions"]]
     return Table("conditions", "Conditions: runs, strict passes and key metrics",
                  ["Agent", "Schema", "Condition", "Tasks", "Cells", "Runs", "Mean reward", "Strict passes",
-                  "Mean key F1", "Mean key precision", "Mean nMAE", "Extra keys", "All attempts: mean reward",
-                  "All attempts: observations"], rows,
-                 "Key F1, key precision and nMAE: means over cells; mean reward: over runs.")
+                  "Mean key F1", "Mean key precision", "Mean nMAE", "Extra keys"], rows,
+                 "Key F1, key precision and nMAE: means over cells; mean reward: over valid runs.")
 
 
 def controls(report: dict[str, Any]) -> Table:

@@ -57,6 +57,10 @@ class Agent:
         by default; an agent whose provider is an option, such as pi, says which)."""
         return self.providers
 
+    def key_variables(self, options: Mapping[str, str]) -> tuple[str, ...]:
+        """The secrets file entries these options need (an API key's variable); none by default."""
+        return ()
+
     def usage(self, trace_text: str) -> dict[str, int]:
         """Token usage read from the trace; agents without one report nothing."""
         return {}

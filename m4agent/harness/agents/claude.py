@@ -136,6 +136,7 @@ ADAPTER = Claude(
     auth_files=(".claude/.credentials.json", ".claude.json"),
     cli_version="2.1.119",
     provider="anthropic",
+    key_variable="ANTHROPIC_API_KEY",
     reasoning_levels=("low", "medium", "high", "xhigh", "max"),
     reasoning_auto="medium",
     extra_options=frozenset({"max_budget_usd"}),

@@ -75,6 +75,7 @@ class CliAgent(Agent):
 
     cli_version: str = ""  # the version pinned in docker/versions.env (checked against the image by the tests)
     provider: str = ""  # the provider its usage is priced under (ledger)
+    key_variable: str = ""  # the secrets file's entry holding its API key (auth=api-key)
     reasoning_levels: tuple[str, ...] = ()  # named levels it accepts; empty: none
     reasoning_auto: str = "provider-default"  # what `auto` resolves to
     extra_options: frozenset[str] = frozenset()
@@ -123,6 +124,12 @@ class CliAgent(Agent):
             levels = ", ".join(("auto", "default", *self.reasoning_levels))
             raise M4AgentError(f"agent {self.name}: reasoning {wanted!r} is not one of {levels}")
         return wanted
+
+    def key_variables(self, options: Mapping[str, str]) -> tuple[str, ...]:
+        """The secrets these options need: the API key's variable with auth=api-key, none with a login."""
+        if options.get("auth", "api-key") == "subscription" or not self.key_variable:
+            return ()
+        return (self.key_variable,)
 
     def _auth_sources(self, options: Mapping[str, str]) -> list[tuple[Path, str]]:
         if options.get("auth", "api-key") != "subscription":

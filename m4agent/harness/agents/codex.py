@@ -95,6 +95,7 @@ ADAPTER = Codex(
     auth_files=(".codex/auth.json",),
     cli_version="0.124.0",
     provider="openai",
+    key_variable="OPENAI_API_KEY",
     reasoning_levels=("minimal", "low", "medium", "high", "xhigh"),
     reasoning_auto="medium",
     ca_env=("SSL_CERT_FILE",),

@@ -103,4 +103,5 @@ ADAPTER = Gemini(
     auth_files=(".gemini/oauth_creds.json", ".gemini/google_accounts.json"),
     cli_version="0.39.1",
     provider="google",
+    key_variable="GEMINI_API_KEY",
 )

@@ -31,6 +31,7 @@ from m4agent.harness.trajectory import Step, text_of, tool_input
 
 LOCAL_PROVIDERS = ("ollama", "openai-compatible")
 CLOUD_HOSTS = {"anthropic": "anthropic", "openai": "openai", "google": "google"}  # pi's name -> model_hosts.toml
+CLOUD_KEYS = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY", "google": "GEMINI_API_KEY"}  # pi reads these
 PROVIDERS = (*LOCAL_PROVIDERS, *CLOUD_HOSTS)
 
 
@@ -76,6 +77,11 @@ class Pi(CliAgent):
         """A cloud provider's model hosts (model_hosts.toml); a local endpoint is reached by a route only."""
         provider = options.get("provider", "ollama")
         return () if provider in LOCAL_PROVIDERS else (CLOUD_HOSTS[provider],)
+
+    def key_variables(self, options) -> tuple[str, ...]:  # type: ignore[no-untyped-def]
+        """A cloud provider's key; a local endpoint needs none."""
+        provider = options.get("provider", "ollama")
+        return () if provider in LOCAL_PROVIDERS else (CLOUD_KEYS[provider],)
 
     def pricing_provider(self, options) -> str:  # type: ignore[no-untyped-def]
         return str(options.get("provider", "ollama"))
