@@ -369,22 +369,60 @@ def reference_build(
     threads: Annotated[int | None, typer.Option("--threads", help="Models dbt builds at once (default: "
                                                 "$M4AGENT_DBT_THREADS, else the machine's cores).",
                                                 show_default=False)] = None,
+    target: Annotated[str, typer.Option("--target", metavar="TARGET", help="duckdb (the data directory's "
+                                        "databases) or bigquery (PhysioNet's hosted datasets into the project "
+                                        "$M4AGENT_BQ_PROJECT; docs/scale.md).")] = "duckdb",
+    compile_only: Annotated[bool, typer.Option("--compile-only", help="With --target bigquery: compile the SQL "
+                                               "without running a query (no credentials used, nothing billed).")]
+    = False,
+    dbt_vars: Annotated[str | None, typer.Option("--vars", metavar="JSON", help="With --target bigquery: dbt vars "
+                                                 "naming other hosted datasets, e.g. '{\"mimiciv_hosp_schema\": "
+                                                 "\"mimiciv_hosp\"}'.", show_default=False)] = None,
     verbose: Verbose = False,
     no_wait: NoWait = False,
 ) -> None:
     """Run `dbt build` against the data directory's databases: the models and the data tests that guard
     the references (keys, grain, contracts, value ranges).
 
-    With only one dataset's database present, builds what that dataset serves and says what it skipped."""
+    With only one dataset's database present, builds what that dataset serves and says what it skipped.
+    With --target bigquery, builds them on BigQuery from PhysioNet's hosted datasets (docs/scale.md)."""
     if threads is not None:
         if threads < 1:
             raise M4AgentError("--threads must be at least 1")
         os.environ["M4AGENT_DBT_THREADS"] = str(threads)
+    if target not in ("duckdb", "bigquery"):
+        raise M4AgentError(f"--target must be duckdb or bigquery, not {target!r}")
+    if target == "duckdb" and (compile_only or dbt_vars):
+        raise M4AgentError("--compile-only and --vars go with --target bigquery")
     progress.set_verbose(verbose)
+    if target == "bigquery":
+        _build_on_bigquery(data_dir, select, compile_only, full_tests, unit_tests, dbt_vars, no_wait)
+        return
     with _data_dir(data_dir, writes=True, no_wait=no_wait) as root:
         seconds = _build(root, select, full_tests, unit_tests)
     console.print(f"[bold green]built[/] in {seconds:.0f} s (dbt's log: {escape(str(root / 'dbt' / 'logs' / 'dbt.log'))})")
     _next_steps()
+
+
+def _build_on_bigquery(data_dir: Path | None, select: str | None, compile_only: bool, full_tests: bool,
+                       unit_tests: bool, dbt_vars: str | None, no_wait: bool) -> None:
+    """`reference build --target bigquery`: the data directory only keeps dbt's artefacts and log."""
+    from m4agent import bigquery
+
+    try:
+        extra = json.loads(dbt_vars) if dbt_vars else {}
+    except json.JSONDecodeError as exc:
+        raise M4AgentError(f"--vars is not JSON ({exc.msg}); e.g. '{{\"eicu_schema\": \"eicu_crd\"}}'") from None
+    if not isinstance(extra, dict):
+        raise M4AgentError("--vars must be a JSON object of dbt vars")
+    bigquery.check_ready()
+    started = time.perf_counter()
+    with _data_dir(data_dir, writes=True, no_wait=no_wait) as root:
+        artefacts = bigquery.build(root, select, compile_only, full_tests, unit_tests, extra)
+    done = "compiled" if compile_only else "built"
+    console.print(f"[bold green]{done}[/] on BigQuery in {time.perf_counter() - started:.0f} s (compiled SQL in "
+                  f"{escape(str(artefacts / 'compiled'))}; dbt's log: "
+                  f"{escape(str(root / 'dbt' / 'logs' / 'dbt.log'))})")
 
 
 def _next_steps() -> None:
