@@ -172,7 +172,10 @@ def campaign_plan(
     total = len(campaign.planned_runs(campaign_dir))
     console.print(f"planned {len(built.runs)} runs in {campaign_dir}"
                   + (f" ({len(built.skipped)} cells skipped: eICU has no transformed schema)" if built.skipped else "")
-                  + (f"; the campaign holds {total}" if total != len(built.runs) else ""))
+                  + (f"; the campaign holds {total}" if total != len(built.runs) else ""), soft_wrap=True)
+    keys = sorted({key for entry in built.agents.values() for key in entry.agent.key_variables(entry.options)})
+    secrets = f" --secrets-file FILE   (FILE: {', '.join(f'{k}=...' for k in keys)}; docs/agents.md)" if keys else ""
+    console.print(f"next: m4agent campaign run --dir {campaign_dir}{secrets}", soft_wrap=True, markup=False)
 
 
 @campaign_app.command("run")
