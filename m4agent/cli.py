@@ -1,18 +1,17 @@
 """The ``m4agent`` command line: wiring only; each module owns its own work.
 
-    m4agent quickstart                 synthesize both datasets and build the references
-    m4agent data synth|load|download   populate the source databases
-    m4agent reference build|export     dbt build of mimiciv_derived and the references; a reference as CSV
-    m4agent tasks list|show            the 28 benchmark tasks
-    m4agent grade TASK OUTPUT.csv      score an agent's CSV (or --results-root DIR for a campaign)
-    m4agent run TASK --agent A         one task, one agent, in a locked container, graded
-    m4agent campaign plan|run|status   a matrix of runs, crash-safe, graded as they finish
-    m4agent doctor                     Docker, the agent image, data, disk, clock
+    Data            m4agent quickstart; m4agent data synth|load|download
+    References      m4agent reference build|export; m4agent tasks list|show; m4agent export harbor
+    Grading         m4agent grade TASK OUTPUT.csv (or --results-root DIR for a campaign)
+    Agents          m4agent doctor; m4agent run TASK --agent A; m4agent campaign plan|run|status;
+                    m4agent model-server
+    Reports         m4agent report; m4agent view
+    Maintenance     m4agent tasks skills
 
 Conventions every command follows (``guarded``): one line for an expected failure (``M4AgentError``
 and whatever ``errors.explain`` recognises), exit 130 on Ctrl-C (``interrupts``), the data directory
 printed first (``paths.describe``), writers holding the data directory's lock (``locking``), and
-usage errors exiting 1 rather than click's 2, which `grade` keeps for a strict failure.
+usage errors exiting 1 rather than click's 2, which `grade` and `run` keep for a strict failure.
 """
 
 from __future__ import annotations
@@ -33,7 +32,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 from rich.console import Console
 from rich.markup import escape
-from typer.core import TyperGroup
+from typer.core import TyperArgument, TyperGroup
 
 try:  # typer 0.29 carries its own copy of click; earlier versions use click itself
     from typer import _click as click
@@ -41,16 +40,85 @@ except ImportError:  # pragma: no cover
     import click  # type: ignore[no-redef]
 
 from m4agent import interrupts, locking, progress
+from m4agent.cli_options import DataDir, NoFail, Patients, Seed, TasksDir
 from m4agent.errors import EXIT_CODES_HELP, EXIT_ERROR, EXIT_INTERRUPTED, M4AgentError, explain
-from m4agent.paths import ENV_DATA_DIR, check_data_dir, database_path, describe, locate_data_dir
+from m4agent.paths import check_data_dir, database_path, describe, locate_data_dir
 
 console = Console(stderr=True, soft_wrap=True)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+# The commands in the order and panels --help shows them (the README's order: data, references,
+# grading, agents, reports), and the maintainers' commands apart.
+PANELS = {
+    "Data": ("quickstart", "data"),
+    "References": ("reference", "tasks", "export"),
+    "Grading": ("grade",),
+    "Agents": ("doctor", "run", "campaign", "model-server"),
+    "Reports": ("report", "view"),
+}
+MAINTENANCE = {("tasks", "skills")}  # subcommands for the project's maintainers, in a panel of their own
+
+
+class _Argument(TyperArgument):
+    """An argument whose --help shows its plain name (TASK), without typer's type label beside it."""
+
+    def display_type_rich(self, ctx: Any) -> str | None:
+        return None
+
+
+def _metavar(param: Any) -> str:
+    """A plain metavar for an option that names none (DIR, FILE, N, or its name: MODEL, AGENT)."""
+    described = getattr(param, "type_descriptor", None)  # typer >= 0.29 describes types itself
+    if described is not None:
+        kind = "path" if described.is_path else getattr(described.annotation, "__name__", "")
+    else:
+        kind = param.type.name
+    if kind in ("int", "integer"):
+        return "N"
+    if kind == "float":
+        return "NUMBER"
+    if kind == "path":
+        return "DIR" if param.name.endswith(("dir", "root", "src", "dest", "certs")) else "FILE"
+    long = max(param.opts, key=len).lstrip("-")
+    return long.rsplit("-", 1)[-1].upper()
+
+
+def _plain_help(command: Any, path: tuple[str, ...] = ()) -> None:
+    """Plain metavars in every --help (``--dir DIR``; a flag shows none: ``--json``, never ``<bool>``)
+    and the maintainers' subcommands in their own panel."""
+    made = command.get_help_option(click.Context(command))  # made once and kept (click >= 8.2)
+    for param in [*command.params, *([made] if made is not None else [])]:
+        if isinstance(param, TyperArgument):
+            param.metavar = param.metavar or param.name.upper()
+            param.__class__ = _Argument
+        elif getattr(param, "is_flag", False):
+            param.metavar = ""
+        elif param.metavar is None:
+            param.metavar = _metavar(param)
+    for name, sub in getattr(command, "commands", {}).items():
+        if path + (name,) in MAINTENANCE:
+            sub.rich_help_panel = "Maintenance"
+        _plain_help(sub, path + (name,))
+
+
 class _Group(TyperGroup):
-    """The top-level group: click's usage errors exit 1 (usage or input error), not 2."""
+    """The top-level group: its commands in panels (``PANELS``), plain metavars, and click's usage errors
+    exiting 1 (usage or input error), not 2."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        ordered = {}
+        for panel, names in PANELS.items():
+            for name in names:
+                command = self.commands.pop(name)
+                command.rich_help_panel = panel
+                ordered[name] = command
+        if self.commands:
+            raise RuntimeError(f"commands in no help panel: {', '.join(self.commands)}")
+        self.commands = ordered
+        _plain_help(self)
 
     def main(self, *args: Any, standalone_mode: bool = True, **kwargs: Any) -> Any:
         if not standalone_mode:
@@ -179,20 +247,11 @@ def _with_exit_codes(typer_app: typer.Typer) -> None:
             _with_exit_codes(group.typer_instance)
 
 
-DataDir = Annotated[
-    Path | None,
-    typer.Option("--data-dir", help=f"Data directory holding mimic_iv.duckdb and eicu.duckdb (default: "
-                 f"${ENV_DATA_DIR}, else data_dir in the nearest m4agent.toml, else the nearest m4data folder "
-                 "here or above, else ./m4data). Printed by every command.", show_default=False),
-]
 NoWait = Annotated[bool, typer.Option("--no-wait", help="Fail at once when another m4agent process is "
                                       "using the data directory, instead of waiting for it.")]
 Verbose = Annotated[bool, typer.Option("--verbose", "-v", help="Show dbt's raw log instead of the "
                                        "progress bar (it always goes to DIR/dbt/logs/dbt.log).")]
 DatasetOpt = Annotated[str, typer.Option("--dataset", help="mimic-iv or eicu.")]
-TasksDirOpt = Annotated[Path | None, typer.Option("--tasks-dir", help="Folder of task definitions "
-                                                  "<family>/<task>/task.toml (default: the built-in tasks).",
-                                                  show_default=False)]
 
 
 @contextmanager
@@ -236,8 +295,8 @@ def _synthesize(dataset: str, root: Path, patients: int, seed: int, edge_cases: 
 def data_synth(
     dataset: DatasetOpt = "mimic-iv",
     data_dir: DataDir = None,
-    patients: Annotated[int, typer.Option(help="Number of patients to generate.")] = 200,
-    seed: Annotated[int, typer.Option(help="Random seed; the same seed gives identical tables.")] = 42,
+    patients: Patients = 200,
+    seed: Seed = 42,
     edge_cases: Annotated[bool, typer.Option("--edge-cases", help="Also plant values at every cut-point, "
                                              "negative and zero values, duplicates at one time, ties, window "
                                              "edges and unit variants.")] = False,
@@ -300,7 +359,7 @@ def _build(root: Path, select: str | None, full_tests: bool = False, unit_tests:
 @guarded
 def reference_build(
     data_dir: DataDir = None,
-    select: Annotated[str | None, typer.Option("--select", help="dbt node selection, e.g. '+ref_sofa_24h' "
+    select: Annotated[str | None, typer.Option("--select", metavar="SELECTOR", help="dbt node selection, e.g. '+ref_sofa_24h' "
                                                "(the SOFA reference and what it is built from).")] = None,
     full_tests: Annotated[bool, typer.Option("--full-tests", help="Also run the deeper data tests of the "
                                              "staging views and the intermediate concepts (ranges, accepted "
@@ -310,22 +369,60 @@ def reference_build(
     threads: Annotated[int | None, typer.Option("--threads", help="Models dbt builds at once (default: "
                                                 "$M4AGENT_DBT_THREADS, else the machine's cores).",
                                                 show_default=False)] = None,
+    target: Annotated[str, typer.Option("--target", metavar="TARGET", help="duckdb (the data directory's "
+                                        "databases) or bigquery (PhysioNet's hosted datasets into the project "
+                                        "$M4AGENT_BQ_PROJECT; docs/scale.md).")] = "duckdb",
+    compile_only: Annotated[bool, typer.Option("--compile-only", help="With --target bigquery: compile the SQL "
+                                               "without running a query (no credentials used, nothing billed).")]
+    = False,
+    dbt_vars: Annotated[str | None, typer.Option("--vars", metavar="JSON", help="With --target bigquery: dbt vars "
+                                                 "naming other hosted datasets, e.g. '{\"mimiciv_hosp_schema\": "
+                                                 "\"mimiciv_hosp\"}'.", show_default=False)] = None,
     verbose: Verbose = False,
     no_wait: NoWait = False,
 ) -> None:
     """Run `dbt build` against the data directory's databases: the models and the data tests that guard
     the references (keys, grain, contracts, value ranges).
 
-    With only one dataset's database present, builds what that dataset serves and says what it skipped."""
+    With only one dataset's database present, builds what that dataset serves and says what it skipped.
+    With --target bigquery, builds them on BigQuery from PhysioNet's hosted datasets (docs/scale.md)."""
     if threads is not None:
         if threads < 1:
             raise M4AgentError("--threads must be at least 1")
         os.environ["M4AGENT_DBT_THREADS"] = str(threads)
+    if target not in ("duckdb", "bigquery"):
+        raise M4AgentError(f"--target must be duckdb or bigquery, not {target!r}")
+    if target == "duckdb" and (compile_only or dbt_vars):
+        raise M4AgentError("--compile-only and --vars go with --target bigquery")
     progress.set_verbose(verbose)
+    if target == "bigquery":
+        _build_on_bigquery(data_dir, select, compile_only, full_tests, unit_tests, dbt_vars, no_wait)
+        return
     with _data_dir(data_dir, writes=True, no_wait=no_wait) as root:
         seconds = _build(root, select, full_tests, unit_tests)
     console.print(f"[bold green]built[/] in {seconds:.0f} s (dbt's log: {escape(str(root / 'dbt' / 'logs' / 'dbt.log'))})")
     _next_steps()
+
+
+def _build_on_bigquery(data_dir: Path | None, select: str | None, compile_only: bool, full_tests: bool,
+                       unit_tests: bool, dbt_vars: str | None, no_wait: bool) -> None:
+    """`reference build --target bigquery`: the data directory only keeps dbt's artefacts and log."""
+    from m4agent import bigquery
+
+    try:
+        extra = json.loads(dbt_vars) if dbt_vars else {}
+    except json.JSONDecodeError as exc:
+        raise M4AgentError(f"--vars is not JSON ({exc.msg}); e.g. '{{\"eicu_schema\": \"eicu_crd\"}}'") from None
+    if not isinstance(extra, dict):
+        raise M4AgentError("--vars must be a JSON object of dbt vars")
+    bigquery.check_ready()
+    started = time.perf_counter()
+    with _data_dir(data_dir, writes=True, no_wait=no_wait) as root:
+        artefacts = bigquery.build(root, select, compile_only, full_tests, unit_tests, extra)
+    done = "compiled" if compile_only else "built"
+    console.print(f"[bold green]{done}[/] on BigQuery in {time.perf_counter() - started:.0f} s (compiled SQL in "
+                  f"{escape(str(artefacts / 'compiled'))}; dbt's log: "
+                  f"{escape(str(root / 'dbt' / 'logs' / 'dbt.log'))})")
 
 
 def _next_steps() -> None:
@@ -383,7 +480,7 @@ def _task_record(task: Any) -> dict[str, Any]:
 @tasks_app.command("list")
 @guarded
 def tasks_list(
-    tasks_dir: TasksDirOpt = None,
+    tasks_dir: TasksDir = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object per task, one a line.")] = False,
 ) -> None:
     """Print every task: family, mode, dataset, key columns, thresholds and reference model."""
@@ -415,7 +512,7 @@ def tasks_list(
 @guarded
 def tasks_show(
     task: Annotated[str, typer.Argument(help="Task name, e.g. mimic-sofa-24h.")],
-    tasks_dir: TasksDirOpt = None,
+    tasks_dir: TasksDir = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the task as one JSON object (with its "
                                           "rendered instruction).")] = False,
 ) -> None:
@@ -490,7 +587,7 @@ def grade(
     output: Annotated[Path | None, typer.Argument(help="The agent's output CSV.", show_default=False)] = None,
     data_dir: DataDir = None,
     results_root: Annotated[Path | None, typer.Option(
-        "--results-root", help="Grade every <run>/output.csv + <run>/run.json under DIR in one pass; "
+        "--results-root", metavar="DIR", help="Grade every <run>/output.csv + <run>/run.json under DIR in one pass; "
         "writes <run>/result.json.", show_default=False)] = None,
     force: Annotated[bool, typer.Option("--force", help="Regrade runs that already have a result.json.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object (or one per line "
@@ -498,9 +595,8 @@ def grade(
     expectations: Annotated[bool, typer.Option("--expectations", help="Also validate the strict checks "
                                                "with the Great Expectations suites, for each run (slower); adds expectations_pass and "
                                                "expectations_failed to the results.")] = False,
-    tasks_dir: TasksDirOpt = None,
-    no_fail: Annotated[bool, typer.Option("--no-fail", help="Exit 0 even when an output fails the strict "
-                                          "checks (default: exit 2).")] = False,
+    tasks_dir: TasksDir = None,
+    no_fail: NoFail = False,
     no_wait: NoWait = False,
 ) -> None:
     """Grade agent output against a task's reference with M4Bench's rules (dbt models, one pass).
@@ -518,8 +614,8 @@ def grade(
 @guarded
 def quickstart(
     data_dir: DataDir = None,
-    patients: Annotated[int, typer.Option(help="Patients per synthetic dataset.")] = 200,
-    seed: Annotated[int, typer.Option(help="Random seed.")] = 42,
+    patients: Patients = 200,
+    seed: Seed = 42,
     verbose: Verbose = False,
     no_wait: NoWait = False,
 ) -> None:

@@ -222,3 +222,36 @@ def test_reference_translated_from_bigquery_matches_the_duckdb_build(
     extra = [row for row in got if row not in set(expected)][:3]
     assert got == expected, (f"{reference}: {len(got)} rows translated against {len(expected)} native; "
                              f"native only {missing}; translated only {extra}")
+
+
+def _offline_environment(home: Path, project: str | None = PROJECT) -> dict[str, str]:
+    env = {key: value for key, value in os.environ.items()
+           if not key.startswith(("GOOGLE_", "CLOUDSDK_", "M4AGENT_BQ_"))}
+    env.update(M4AGENT_BQ_METHOD="oauth-secrets", M4AGENT_BQ_TOKEN="offline-compile", HOME=str(home),
+               DBT_SEND_ANONYMOUS_USAGE_STATS="false")
+    if project:
+        env["M4AGENT_BQ_PROJECT"] = project
+    return env
+
+
+def test_reference_build_target_bigquery_compiles_from_physionets_hosted_datasets(tmp_path: Path) -> None:
+    data_dir = tmp_path / "data"
+    done = subprocess.run([sys.executable, "-m", "m4agent.cli", "reference", "build", "--target", "bigquery",
+                           "--compile-only", "--data-dir", str(data_dir)], env=_offline_environment(tmp_path),
+                          capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    compiled = data_dir / "dbt" / "bigquery" / "compiled" / "m4agent" / "models"
+    icustays = (compiled / "staging" / "mimiciv_icu" / "stg_mimiciv_icu__icustays.sql").read_text()
+    assert "`physionet-data`.`mimiciv_3_1_icu`.`icustays`" in icustays
+    assert f"`{PROJECT}`.`staging`.`stg_mimiciv_icu__icustays`" in (compiled / "marts" / "reference" /
+                                                                     "ref_sofa_24h.sql").read_text()
+    assert not (compiled / "grading").exists()  # grading stays on DuckDB
+
+
+def test_reference_build_target_bigquery_without_a_project_says_which_variable(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "m4agent.cli", "reference", "build", "--target", "bigquery",
+                           "--compile-only", "--data-dir", str(tmp_path / "data")],
+                          env=_offline_environment(tmp_path, project=None), capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 1 and "set M4AGENT_BQ_PROJECT" in done.stderr, done.stderr[-2000:]
+    assert not (tmp_path / "data").exists()

@@ -142,3 +142,10 @@ def test_pi_on_a_cloud_provider_needs_that_providers_key(tmp_path: Path) -> None
     campaign.plan(matrix, tmp_path / "c")
     with pytest.raises(M4AgentError, match="agent pi needs GEMINI_API_KEY"):
         campaign.run(tmp_path / "c", tmp_path / "data")
+
+
+def test_planning_a_campaign_names_the_keys_its_run_will_need(tmp_path: Path) -> None:
+    done = cli("campaign", "plan", "rerun-v1.1", "--agent", "claude", "--dir", str(tmp_path / "c"))
+    assert done.returncode == 0, done.stderr
+    assert "planned 784 runs" in done.stderr
+    assert "--secrets-file FILE" in done.stderr and "ANTHROPIC_API_KEY=..." in done.stderr

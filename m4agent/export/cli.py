@@ -9,13 +9,15 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from m4agent.cli_options import DataDir
+
 export_app = typer.Typer(help="Export the tasks to other engines: a Harbor dataset.", no_args_is_help=True)
 console = Console()
 
 
 @export_app.command("harbor")
 def harbor(
-    out: Annotated[Path, typer.Option("--out", help="Folder to write the Harbor tasks into (one folder each).")],
+    out: Annotated[Path, typer.Option("--out", metavar="DIR", help="Folder to write the Harbor tasks into (one folder each).")],
     task: Annotated[list[str] | None, typer.Option("--task", help="A task to export (repeatable; default: "
                                                    "all 28).")] = None,
     condition: Annotated[list[str] | None, typer.Option("--condition", help="A condition (repeatable; "
@@ -25,8 +27,7 @@ def harbor(
     image: Annotated[str | None, typer.Option("--image", help="The image the environments start FROM "
                                               "(default: this checkout's agent image, m4agent-agent:<tag>; "
                                               "for cloud sandboxes, that image pushed to a registry).")] = None,
-    data_dir: Annotated[Path | None, typer.Option("--data-dir", help="Data directory with the built "
-                                                  "references (default as for every command).")] = None,
+    data_dir: DataDir = None,
 ) -> None:
     """Write one Harbor task per (task, condition, schema): instruction, environment, oracle, verifier."""
     from m4agent import workspaces

@@ -128,7 +128,7 @@ def plan_doc(doc: dict[str, Any], base: Path, campaign_dir: Path, tasks_dir: Pat
 
 
 def _matrices(meta: dict[str, Any]) -> list[dict[str, Any]]:
-    """The matrices a campaign was planned from, in order (a campaign.json before issue 41 holds one)."""
+    """The matrices a campaign was planned from, in order (an earlier m4agent kept one, as `matrix`)."""
     if "matrices" in meta:
         return list(meta["matrices"])
     return [{"matrix": meta["matrix"], "matrix_base": meta["matrix_base"]}]

@@ -23,6 +23,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from m4agent.cli_options import DataDir, NoFail, TasksDir
 from m4agent.errors import EXIT_INCOMPLETE, EXIT_STRICT_FAIL, M4AgentError
 from m4agent.harness.records import AttemptRecord, RunSpec
 
@@ -31,9 +32,6 @@ campaign_app = typer.Typer(help="Campaigns: a matrix of tasks x conditions x sch
                            "run in locked containers, crash-safe, graded as runs finish.", no_args_is_help=True)
 
 CampaignDir = Annotated[Path, typer.Option("--dir", help="The campaign folder (run records, results, lock file).")]
-TasksDir = Annotated[Path | None, typer.Option("--tasks-dir", help="Folder of tasks in M4Bench's format "
-                                               "(default: the built-in tasks; e.g. the original's benchmark/tasks, "
-                                               "with its skills).", show_default=False)]
 AgentNames = Annotated[list[str] | None, typer.Option("--agent", help="Agent(s) to run (with a profile: "
                                                       "required; with a matrix file: a filter).", show_default=False)]
 
@@ -148,8 +146,6 @@ def read_secrets(path: Path | None) -> dict[str, str]:
     return found
 
 
-DataDir = Annotated[Path | None, typer.Option("--data-dir", help="Data directory (default ./m4data or "
-                                              "$M4AGENT_DATA_DIR).", show_default=False)]
 
 
 @campaign_app.command("plan")
@@ -176,7 +172,10 @@ def campaign_plan(
     total = len(campaign.planned_runs(campaign_dir))
     console.print(f"planned {len(built.runs)} runs in {campaign_dir}"
                   + (f" ({len(built.skipped)} cells skipped: eICU has no transformed schema)" if built.skipped else "")
-                  + (f"; the campaign holds {total}" if total != len(built.runs) else ""))
+                  + (f"; the campaign holds {total}" if total != len(built.runs) else ""), soft_wrap=True)
+    keys = sorted({key for entry in built.agents.values() for key in entry.agent.key_variables(entry.options)})
+    secrets = f" --secrets-file FILE   (FILE: {', '.join(f'{k}=...' for k in keys)}; docs/agents.md)" if keys else ""
+    console.print(f"next: m4agent campaign run --dir {campaign_dir}{secrets}", soft_wrap=True, markup=False)
 
 
 @campaign_app.command("run")
@@ -185,7 +184,8 @@ def campaign_run(
     data_dir: DataDir = None,
     workers: Annotated[int | None, typer.Option("--workers", help="Containers at once (default: the matrix's).",
                                                 show_default=False)] = None,
-    no_wait: Annotated[bool, typer.Option("--no-wait", help="Fail at once if another m4agent runs this campaign.")] = False,
+    no_wait: Annotated[bool, typer.Option("--no-wait", help="Fail at once when another m4agent process runs this "
+                                          "campaign, instead of waiting for it.")] = False,
     no_canary: Annotated[bool, typer.Option("--no-canary", help="Skip the filesystem canary (development only).")] = False,
     secrets_file: SecretsFile = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the final status as JSON.")] = False,
@@ -240,8 +240,7 @@ def run_one(
     tasks_dir: TasksDir = None,
     secrets_file: SecretsFile = None,
     route: Route = None,
-    no_fail: Annotated[bool, typer.Option("--no-fail", help="Exit 0 even when the output fails the strict checks "
-                                          "(default: exit 2).")] = False,
+    no_fail: NoFail = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the run's result.json.")] = False,
 ) -> None:
     """Run one task with one agent in a locked container and grade it (a one-run campaign in --dir).

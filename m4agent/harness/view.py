@@ -300,7 +300,7 @@ def view_command(
     target: Annotated[Path, typer.Argument(help="A run folder (runs/<task>/<key>) or a campaign folder.")],
     other: Annotated[Path | None, typer.Argument(help="A second run folder: the two side by side.",
                                                  show_default=False)] = None,
-    out: Annotated[Path | None, typer.Option("--out", help="Where to write the page (a folder for a campaign).",
+    out: Annotated[Path | None, typer.Option("--out", metavar="PATH", help="Where to write the page (a folder for a campaign).",
                                              show_default=False)] = None,
 ) -> None:
     """Write the HTML view of a run folder, a campaign folder, or two run folders side by side."""

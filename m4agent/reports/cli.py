@@ -20,7 +20,7 @@ def report(
         help="An m4agent campaign folder, a folder of M4Bench result.json files, or an M4Bench run table "
              "(final_*_runs.csv); several are merged, a run key seen again replacing the earlier run.",
         show_default=False)],
-    out: Annotated[Path | None, typer.Option("--out", help="Folder for report.html, report.json, the CSV and "
+    out: Annotated[Path | None, typer.Option("--out", metavar="DIR", help="Folder for report.html, report.json, the CSV and "
                                              "Markdown tables and figures (default: RESULTS/report for a "
                                              "folder, else ./report).", show_default=False)] = None,
     bootstrap_reps: Annotated[int, typer.Option("--bootstrap-reps", help="Bootstrap repetitions.")]
