@@ -9,8 +9,12 @@ by ``$M4_ORIGINAL_REPO`` (a bare mirror works):
   of the 28 tasks run on the synthetic MIMIC-IV (with m4-infra's ``mimiciv_derived``)
   or eICU of ``SEED``/``PATIENTS`` (edge cases on), sorted and written by pandas as
   the original writes ground truth;
+- ``tests/fixtures/golden/truth_resolved/<task>.csv.gz``: the same ground truth of each task
+  an arbitrary tie of the original can reach, with every such tie left only the pick our
+  rule makes (``tests/conformance_exceptions.py``, ``ORIGINAL_TIES``): the one of the
+  original's possible answers our references must give;
 - ``tests/fixtures/golden/ties.json``: the keys of each task where the original's
-  pick is an arbitrary tie (``tests/conformance_exceptions.py``, ``ORIGINAL_TIES``);
+  pick is an arbitrary tie;
 - ``tests/fixtures/grading/golden_verdicts.json``: M4Bench's verdict (reward, match
   rates, strict pass, key metrics) on every case of the grading corpus
   (``tests/fixtures/grading/corpus.py``);
@@ -87,14 +91,22 @@ def _truths(work: Path, out: Path) -> dict[str, list[list[str]]]:
     for dataset in ("mimic-iv", "eicu"):
         synthesize(dataset, work, patients=PATIENTS, seed=SEED, edge_cases=True)
     mimic = original.materialize_m4_derived(database_path(work, "mimic-iv"), work / "original" / "mimic_iv.duckdb")
+    resolved = original.materialize_m4_derived(database_path(work, "mimic-iv"), work / "resolved" / "mimic_iv.duckdb",
+                                               resolve_ties=True)
     eicu = database_path(work, "eicu")
-    (out / "truth").mkdir(parents=True, exist_ok=True)
+    for folder in ("truth", "truth_resolved"):
+        (out / folder).mkdir(parents=True, exist_ok=True)
     ties: dict[str, list[list[str]]] = {}
     for name in sorted(all_tasks()):
         csv_path = work / "ground_truth" / f"{name}.csv"
         original.run_ground_truth(original.ground_truth_database(name, mimic, eicu),
                                   original.ground_truth_alias(name), name, csv_path)
         (out / "truth" / f"{name}.csv.gz").write_bytes(_gzip_bytes(csv_path.read_text()))
+        if not original_ties_of(name):
+            continue
+        resolved_path = work / "ground_truth_resolved" / f"{name}.csv"
+        original.run_ground_truth(resolved, original.ground_truth_alias(name), name, resolved_path)
+        (out / "truth_resolved" / f"{name}.csv.gz").write_bytes(_gzip_bytes(resolved_path.read_text()))
         keys: set[tuple[str, ...]] = set()
         for tie in original_ties_of(name):
             keys |= original_tie_keys(tie, mimic)
