@@ -19,6 +19,8 @@ Slow: one m4-infra build per run (orders x thread counts, 12 by default).
 from __future__ import annotations
 
 import argparse
+import csv
+import io
 import shutil
 import sys
 import tempfile
@@ -44,8 +46,7 @@ def _answers(db: Path, tasks: list[str], threads: int) -> dict[str, dict[tuple, 
             task = all_tasks()[name]
             frame = con.execute(original.original_file(
                 f"benchmark/ground_truth/{original.ground_truth_alias(name)}.sql")).df()
-            rows = [list(frame.columns)] + [["" if v is None or v != v else str(v) for v in row]
-                                            for row in frame.itertuples(index=False)]
+            rows = list(csv.reader(io.StringIO(frame.to_csv(index=False))))  # as the original writes it
             out[name] = golden.keyed(rows, list(task.key_columns), list(task.scored_columns))
     finally:
         con.close()
@@ -61,7 +62,7 @@ def probe(seed: int, patients: int, edge_cases: bool, salts: list[str], threads:
     from m4agent.registry import all_tasks
     from m4agent.synth import synthesize
 
-    tasks = sorted(n for n in all_tasks() if n.startswith("mimic-") and not n.endswith("-raw"))
+    tasks = sorted(n for n in all_tasks() if n.startswith("mimic-"))
     with tempfile.TemporaryDirectory(prefix="m4agent-probe-") as scratch:
         work = Path(scratch)
         source = synthesize("mimic-iv", work / "source", patients=patients, seed=seed, edge_cases=edge_cases)
@@ -94,8 +95,7 @@ def probe(seed: int, patients: int, edge_cases: bool, salts: list[str], threads:
                 moved += len(set(answers)) > 1
                 ours += sum(answer == resolved[task].get(key) for answer in answers)
             explained[task] |= keys
-            if task in tasks:
-                print(f"{tie.name} / {task}: {len(keys)} keys, {moved} moved; "
+            print(f"{tie.name} / {task}: {len(keys)} keys, {moved} moved; "
                       f"the original gave our rule's answer in {ours} of {len(keys) * len(runs)} key-runs")
     for task in tasks:
         first = next(iter(runs.values()))[task]

@@ -238,11 +238,12 @@ ORIGINAL_TIES: tuple[OriginalTie, ...] = (
             "sepsis3 takes its row. int_mimiciv_measurement__bg keeps the lowest specimen_id."
         ),
         evidence=(
-            "With 8-digit specimen_ids in no order (as MIMIC-IV numbers them), the kept specimen "
-            "moved for 33 of 35 simultaneous pairs (60 patients with edge cases, seed 3) across "
-            "3 row orders x 1, 2, 4, 8 threads, and the lowest specimen_id was kept in some runs "
-            "only; with specimen_ids numbered in charting order it was always the lowest (35 of "
-            "35), which is why an earlier note read that as the original's rule."
+            "scripts/probe_original_ties.py, 3 row orders x 1, 2, 4, 8 threads (12 runs) per data set; "
+            "keys whose SOFA moved across the runs: 11 of 44 (seed 7, 60 patients with edge cases, the "
+            "golden set), 10 of 40 (seed 3, 60 with edge cases), 10 of 51 (seed 1, 200), 7 of 47 "
+            "(seed 2, 200); APS III and SAPS II likewise. This moves only with specimen_ids in no "
+            "order, as MIMIC-IV numbers them: numbered in charting order, the lowest was kept in "
+            "35 of 35 pairs, which an earlier note took for the original's rule."
         ),
         keys_sql=f"""
             SELECT DISTINCT ie.stay_id
@@ -273,11 +274,12 @@ ORIGINAL_TIES: tuple[OriginalTie, ...] = (
             "total only); ref_apsiii_24h takes the earliest charting's."
         ),
         evidence=(
-            "Of 88 stays whose lowest first-day GCS was charted with other components (300 "
-            "patients with edge cases, seed 3; 3 row orders x 1, 2, 4, 8 threads), the pick "
-            "moved for 2; for the others it held but followed no rule: the earliest charting for "
-            "70, a later one for 16 (neither the first nor the last row of m4-infra's gcs table "
-            "predicts it)."
+            "scripts/probe_original_ties.py, 3 row orders x 1, 2, 4, 8 threads: APS III moved at 4 of "
+            "23 keys the tie reaches (seed 7, 60 with edge cases) and 3 of 19 (seed 3, 60 with edge "
+            "cases), none on 200 patients without them (seeds 1, 2). Where it holds it follows no "
+            "rule: of 88 such stays (seed 3, 300 patients with edge cases) the earliest charting "
+            "for 70, a later one for 16, and neither the first nor the last row of m4-infra's gcs "
+            "table predicts it."
         ),
         keys_sql=_TIED_GCS_STAYS,
         resolve_after="first_day_gcs",
@@ -310,9 +312,10 @@ ORIGINAL_TIES: tuple[OriginalTie, ...] = (
             "sapsii follow. ref_sapsii_24h takes the surgical one."
         ),
         evidence=(
-            "Loading the same rows shuffled changed the first service for half of such admissions "
-            "(60 patients with edge cases, seed 3: 7 of 14 keys in 8 of 11 runs of 3 row orders x "
-            "1, 2, 4, 8 threads); thread count alone did not move it."
+            "scripts/probe_original_ties.py, 3 row orders x 1, 2, 4, 8 threads: the first service "
+            "(and SAPS II) moved at 10 of 14 tied admissions' stays (seed 7, 60 with edge cases) and "
+            "9 of 14 (seed 3), following the row order; the surgical one was the original's pick in "
+            "76 of 168 key-runs. The data without edge cases plants no such tie."
         ),
         keys_sql=f"""
             SELECT stay_id FROM mimiciv_icu.icustays WHERE hadm_id IN ({_TIED_SERVICE_ADMISSIONS})
