@@ -755,6 +755,7 @@ class PatientFactory:
             st.vent_until = st.intime + int(min(st.outtime - st.intime - 18 * HOUR, self.rng.uniform(30, 70) * HOUR))
         if scen.vent == "trach" and st.first:
             st.vent_until = st.intime + int((st.outtime - st.intime) * 0.5)
+        st.vent_until -= st.vent_until % MIN  # charted on the minute
 
     def _fio2(self, st: IcuStay, t: np.ndarray, vented: np.ndarray) -> np.ndarray:
         lv = st.levels.get("resp", 0)
