@@ -51,9 +51,9 @@ def resolved_truth_rows(task_name: str, golden_dir: Path = GOLDEN) -> list[list[
     return [list(row) for row in csv.reader(io.StringIO(text))]
 
 
-def tie_keys(task_name: str) -> set[tuple[str, ...]]:
+def tie_keys(task_name: str, golden_dir: Path = GOLDEN) -> set[tuple[str, ...]]:
     """Keys of ``task_name`` where the original's value is an arbitrary tie (tests/conformance_exceptions.py)."""
-    ties = json.loads((GOLDEN / "ties.json").read_text())
+    ties = json.loads((golden_dir / "ties.json").read_text())
     return {tuple(key) for key in ties.get(task_name, [])}
 
 
