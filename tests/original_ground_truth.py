@@ -113,7 +113,7 @@ def materialize_m4_derived(source_db: Path, dest_db: Path, resolve_ties: bool = 
     from conformance_exceptions import ORIGINAL_TIES
     from m4.core.derived.builtins import get_execution_order
 
-    ties = ORIGINAL_TIES if resolve_ties else ()
+    ties = [tie for tie in ORIGINAL_TIES if tie.resolution] if resolve_ties else []
     con = duckdb.connect(str(dest_db), config={"threads": threads} if threads else {})
     try:
         for tie in ties:
