@@ -93,13 +93,42 @@ def ground_truth_database(task_name: str, mimic_db: Path, eicu_db: Path) -> Path
     return eicu_db if source == "eicu" else mimic_db
 
 
-def materialize_m4_derived(source_db: Path, dest_db: Path) -> Path:
-    """Copy ``source_db`` to ``dest_db`` and build m4-infra's ``mimiciv_derived`` in the copy."""
+def materialize_m4_derived(source_db: Path, dest_db: Path, resolve_ties: bool = False,
+                           threads: int | None = None) -> Path:
+    """Copy ``source_db`` to ``dest_db`` and build m4-infra's ``mimiciv_derived`` in the copy.
+
+    As built for the benchmark (m4-infra's ``materialize_all``) by default. With
+    ``resolve_ties``, each of the original's arbitrary picks (conformance_exceptions.ORIGINAL_TIES)
+    is left only the one our rule makes: the ties' resolutions run on the sources, or after the
+    concept they name, and m4-infra's concept files run unchanged in its order around them.
+    ``threads`` sets DuckDB's thread count for the build (scripts/probe_original_ties.py).
+    """
     from m4.core.derived.materializer import materialize_all
 
     dest_db.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(source_db, dest_db)
-    materialize_all("mimic-iv", dest_db)
+    if not resolve_ties and threads is None:
+        materialize_all("mimic-iv", dest_db)
+        return dest_db
+    from conformance_exceptions import ORIGINAL_TIES
+    from m4.core.derived.builtins import get_execution_order
+
+    ties = [tie for tie in ORIGINAL_TIES if tie.resolution] if resolve_ties else []
+    con = duckdb.connect(str(dest_db), config={"threads": threads} if threads else {})
+    try:
+        for tie in ties:
+            if tie.resolve_after is None:
+                con.execute(tie.resolution)
+        con.execute("DROP SCHEMA IF EXISTS mimiciv_derived CASCADE")
+        con.execute("CREATE SCHEMA mimiciv_derived")
+        for sql_path in get_execution_order("mimic-iv"):
+            con.execute(sql_path.read_text())
+            for tie in ties:
+                if tie.resolve_after == sql_path.stem:
+                    con.execute(tie.resolution)
+        con.execute("CHECKPOINT")
+    finally:
+        con.close()
     return dest_db
 
 

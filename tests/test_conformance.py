@@ -1,26 +1,27 @@
 """Our `mimiciv_derived` against m4-infra's, table by table, on synthetic MIMIC-IV.
 
-For each seed, one synthetic MIMIC-IV database is written and copied: dbt builds our
-derived layer into the original, m4-infra's ``materialize_all`` (the snapshot of the
-mimic-code concepts that built the benchmark's references) builds its own into the
-copy. Every one of m4-infra's 63 tables is then a separate test result: same column
-names in the same order, same types, and the same multiset of rows (doubles equal to
-1e-9 relative, NULLs equal). Known differences are listed, with their reasons, in
-tests/conformance_exceptions.py and nowhere else.
+For each seed, one synthetic MIMIC-IV database is written (with the shapes of real data:
+stay times to the second, specimens drawn together, ties) and copied: dbt builds our
+derived layer into the original, m4-infra's concept files (the snapshot of the mimic-code
+concepts that built the benchmark's references) build theirs into the copy, with each of
+its arbitrary picks (conformance_exceptions.ORIGINAL_TIES) left only the one our rule
+makes, which is one of its possible answers. Every one of m4-infra's 63 tables is then a
+separate test result: same column names in the same order, same types, and the same
+multiset of rows (doubles equal to 1e-9 relative, NULLs equal). Known differences are
+listed, with their reasons, in tests/conformance_exceptions.py and nowhere else.
 
 Seeds come from M4AGENT_CONFORMANCE_SEEDS (comma-separated; default "1,2") so CI can
 check seeds that development did not use. One more dataset carries the generator's edge
 cases (``edge_cases=True``: values at every cut-point, negative and zero values,
-duplicates at one charttime, ties, window edges, unit variants;
-M4AGENT_CONFORMANCE_EDGE_PATIENTS patients, default 60): every table must match there
-too, up to the exceptions, which name m4-infra's arbitrary ties.
+duplicates at one charttime, ties, window edges, unit variants, urine chartings off the
+minute; M4AGENT_CONFORMANCE_EDGE_PATIENTS patients, default 60): every table must match
+there too, up to the exceptions.
 """
 
 from __future__ import annotations
 
 import math
 import os
-import shutil
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -30,6 +31,7 @@ from pathlib import Path
 import duckdb
 import pytest
 from conformance_exceptions import EXCEPTIONS, exception_for
+from original_ground_truth import materialize_m4_derived
 
 from m4agent.dbt_runner import invoke
 from m4agent.errors import M4AgentError
@@ -95,18 +97,13 @@ def _release_dbt_database() -> None:
 
 @pytest.fixture(scope="module", params=DATASETS, ids=[d.label for d in DATASETS])
 def built(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[BuiltPair]:
-    from m4.core.derived.materializer import materialize_all
-
     from m4agent.synth import synthesize
 
     dataset: Dataset = request.param
     seed = dataset.seed
     data_dir = tmp_path_factory.mktemp(f"conformance_{dataset.label}")
     ours = synthesize("mimic-iv", data_dir, patients=dataset.patients, seed=seed, edge_cases=dataset.edge_cases)
-    theirs = data_dir / "m4_infra" / "mimic_iv.duckdb"
-    theirs.parent.mkdir()
-    shutil.copyfile(ours, theirs)
-    materialize_all("mimic-iv", theirs)
+    theirs = materialize_m4_derived(ours, data_dir / "m4_infra" / "mimic_iv.duckdb", resolve_ties=True)
 
     # seed + run rather than build: a failing data test must not skip the models
     # downstream of it, or their conformance would go unchecked
@@ -219,3 +216,17 @@ def test_exceptions_name_real_tables_once() -> None:
     assert {e.table for e in EXCEPTIONS} <= set(TABLES)
     for e in EXCEPTIONS:
         assert e.reason.strip() and "{table}" in e.compare_sql
+
+
+def test_original_ties_resolve_after_a_real_table() -> None:
+    """A tie's resolution runs on the sources or after one of m4-infra's tables: a misspelt table
+    would leave the original's pick unresolved and the comparison at the mercy of its engine. A tie
+    without a resolution lists the original's possible answers instead."""
+    from conformance_exceptions import ORIGINAL_TIES
+
+    assert len({tie.name for tie in ORIGINAL_TIES}) == len(ORIGINAL_TIES)
+    for tie in ORIGINAL_TIES:
+        assert tie.resolve_after is None or tie.resolve_after in TABLES, tie.name
+        assert tie.reason.strip() and tie.evidence.strip(), tie.name
+        assert bool(tie.resolution) != bool(tie.possible_answers), f"{tie.name}: a resolution or possible answers"
+        assert tie.resolution or tie.resolve_after is None, tie.name

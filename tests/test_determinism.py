@@ -33,9 +33,9 @@ SEED = 11
 SOURCE_SCHEMAS = {"mimic-iv": ("mimiciv_hosp", "mimiciv_icu"), "eicu": ("eicu_crd",)}
 
 
-def shuffle_rows(db: Path, schemas: tuple[str, ...]) -> None:
+def shuffle_rows(db: Path, schemas: tuple[str, ...], salt: str = "shuffle") -> None:
     """Rewrite every table of ``schemas`` in ``db`` with its rows in another physical order
-    (sorted by a salted hash of the whole row), keeping the table definitions."""
+    (sorted by a hash of the whole row salted with ``salt``), keeping the table definitions."""
     con = duckdb.connect(str(db))
     try:
         tables = con.execute(
@@ -44,7 +44,7 @@ def shuffle_rows(db: Path, schemas: tuple[str, ...]) -> None:
         ).fetchall()
         for schema, table in tables:
             name = f'"{schema}"."{table}"'
-            con.execute(f"CREATE TEMP TABLE shuffled AS SELECT * FROM {name} AS r ORDER BY hash(r, 'shuffle')")
+            con.execute(f"CREATE TEMP TABLE shuffled AS SELECT * FROM {name} AS r ORDER BY hash(r, ?)", [salt])
             con.execute(f"DELETE FROM {name}")
             con.execute(f"INSERT INTO {name} SELECT * FROM shuffled")
             con.execute("DROP TABLE shuffled")

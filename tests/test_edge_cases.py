@@ -118,6 +118,26 @@ def test_values_sit_on_and_just_outside_the_window_edges(edge_dir: Path) -> None
     assert {-360, -361, 1440, 1441, 2880, 2881} <= {r[0] for r in rows}
 
 
+def test_urine_windows_span_their_length_exactly_in_minutes_that_are_not_whole(edge_dir: Path) -> None:
+    """Two urine chartings exactly 6, 12 or 24 hours apart with one off the minute between them: the
+    window's minutes add up to its length only up to a double's rounding (urine_output_windows.sql)."""
+    rows = _query(database_path(edge_dir, "mimic-iv"), """
+        WITH urine AS (
+            SELECT DISTINCT stay_id, charttime FROM mimiciv_icu.outputevents
+            WHERE itemid IN (226559, 226560, 226561)
+        )
+        SELECT span.hours, COUNT(*)
+        FROM urine AS a
+        INNER JOIN urine AS b ON a.stay_id = b.stay_id
+        CROSS JOIN (VALUES (6), (12), (24)) AS span(hours)
+        WHERE b.charttime = a.charttime + TO_HOURS(span.hours)
+            AND EXISTS (SELECT 1 FROM urine AS m WHERE m.stay_id = a.stay_id
+                        AND m.charttime > a.charttime AND m.charttime < b.charttime AND SECOND(m.charttime) <> 0)
+        GROUP BY span.hours
+    """)
+    assert {hours for hours, _ in rows} == {6, 12, 24}
+
+
 def test_first_services_and_infusions_are_tied(edge_dir: Path) -> None:
     db = database_path(edge_dir, "mimic-iv")
     services = _query(db, "SELECT COUNT(*) FROM (SELECT hadm_id, transfertime FROM mimiciv_hosp.services "

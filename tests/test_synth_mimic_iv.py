@@ -232,6 +232,73 @@ def test_blood_gas_specimens_include_arterial_and_another(q: Query) -> None:
     assert "ART." in specimens and specimens & {"VEN.", "MIX.", "CENTRAL VENOUS."}
 
 
+# ---------------------------------------------------------------------------
+# shapes of real MIMIC-IV (docs/data.md)
+# ---------------------------------------------------------------------------
+def test_icu_stays_are_recorded_to_the_second_and_charted_events_on_the_minute(q: Query) -> None:
+    stays, with_seconds, out_with_seconds = q("""
+        SELECT COUNT(*), COUNT(*) FILTER (WHERE SECOND(intime) <> 0), COUNT(*) FILTER (WHERE SECOND(outtime) <> 0)
+        FROM mimiciv_icu.icustays""")[0]
+    assert with_seconds > stays / 2 and out_with_seconds > stays / 2
+    assert with_seconds < stays, "some ICU admissions fall on the minute, as from the ED"
+    for table, column in (("mimiciv_icu.chartevents", "charttime"), ("mimiciv_icu.outputevents", "charttime"),
+                          ("mimiciv_hosp.labevents", "charttime"), ("mimiciv_icu.inputevents", "starttime"),
+                          ("mimiciv_hosp.admissions", "admittime")):
+        assert q(f"SELECT COUNT(*) FROM {table} WHERE SECOND({column}) <> 0")[0][0] == 0, table
+
+
+def test_a_stays_transfer_and_length_of_stay_carry_its_seconds(q: Query) -> None:
+    assert q("""
+        SELECT COUNT(*) FROM mimiciv_icu.icustays AS ie
+        LEFT JOIN mimiciv_hosp.transfers AS tr ON tr.transfer_id = ie.stay_id
+        WHERE tr.intime IS DISTINCT FROM ie.intime OR tr.outtime IS DISTINCT FROM ie.outtime
+            OR ABS(ie.los - EPOCH(ie.outtime - ie.intime) / 86400.0) > 1e-9""")[0][0] == 0
+    assert q("""
+        SELECT COUNT(*) FROM mimiciv_icu.icustays AS ie
+        INNER JOIN mimiciv_hosp.transfers AS tr ON tr.hadm_id = ie.hadm_id AND tr.intime = ie.outtime
+        WHERE SECOND(ie.outtime) <> 0""")[0][0] > 0, "no ward transfer begins when an ICU stay ends"
+
+
+def test_services_are_recorded_to_the_second(q: Query) -> None:
+    assert q("SELECT COUNT(*) FILTER (WHERE SECOND(transfertime) <> 0) FROM mimiciv_hosp.services")[0][0] > 0
+
+
+def test_specimen_ids_are_eight_digits_in_no_charting_order(q: Query) -> None:
+    low, high, out_of_order = q("""
+        SELECT MIN(specimen_id), MAX(specimen_id),
+               COUNT(*) FILTER (WHERE next_specimen < specimen_id)
+        FROM (
+            SELECT specimen_id, LEAD(specimen_id) OVER (ORDER BY charttime, specimen_id) AS next_specimen
+            FROM (SELECT DISTINCT specimen_id, charttime FROM mimiciv_hosp.labevents)
+        )""")[0]
+    assert 10_000_000 <= low and high <= 99_999_999
+    assert out_of_order > 0
+
+
+def test_gas_specimens_of_different_kinds_are_drawn_together(q: Query) -> None:
+    pairs = q("""
+        SELECT subject_id, charttime, LIST(DISTINCT value) AS kinds
+        FROM mimiciv_hosp.labevents WHERE itemid = 52033
+        GROUP BY subject_id, charttime
+        HAVING COUNT(DISTINCT specimen_id) > 1 AND COUNT(DISTINCT value) > 1""")
+    assert pairs, "no arterial and venous gas at one charttime"
+
+
+def test_the_lowest_gcs_is_charted_twice_with_other_components(q: Query) -> None:
+    assert q(f"""
+        WITH assessed AS (
+            SELECT stay_id, charttime,
+                   SUM(valuenum) AS total,
+                   MAX(CASE WHEN itemid = 223901 THEN valuenum END) AS motor
+            FROM {CE} WHERE itemid IN (220739, 223900, 223901)
+            GROUP BY stay_id, charttime HAVING COUNT(*) = 3
+        )
+        SELECT COUNT(*) FROM (
+            SELECT stay_id FROM assessed
+            QUALIFY total = MIN(total) OVER (PARTITION BY stay_id)
+        ) GROUP BY stay_id HAVING COUNT(*) > 1""")
+
+
 def test_chart_values_are_text_integers_without_a_decimal_point(q: Query) -> None:
     assert q(f"SELECT value FROM {CE} WHERE itemid = 220045 LIMIT 1")[0][0].isdigit()
 

@@ -1,7 +1,8 @@
 """The golden files: the original M4Bench's results, committed as data (see scripts/regenerate_golden.py).
 
 ``tests/fixtures/golden/`` holds the original's ground truth of every task on one
-small synthetic data set (its seed and size in ``provenance.json``) and the keys
+small synthetic data set (its seed and size in ``provenance.json``), the same with its
+arbitrary ties left only the picks our rules make (``truth_resolved/``), and the keys
 where the original's pick is an arbitrary tie; ``tests/fixtures/grading/golden_verdicts.json``
 holds M4Bench's verdicts on the grading corpus. This module reads them and says
 when a value of ours is the same value as the original's.
@@ -40,9 +41,19 @@ def truth_rows(task_name: str, golden_dir: Path = GOLDEN) -> list[list[str]]:
     return [list(row) for row in csv.reader(io.StringIO(text))]
 
 
-def tie_keys(task_name: str) -> set[tuple[str, ...]]:
+def resolved_truth_rows(task_name: str, golden_dir: Path = GOLDEN) -> list[list[str]] | None:
+    """The original's ground truth of ``task_name`` with each of its arbitrary ties left only the pick
+    our rule makes (tests/conformance_exceptions.py, ORIGINAL_TIES); None for a task no tie reaches."""
+    path = golden_dir / "truth_resolved" / f"{task_name}.csv.gz"
+    if not path.exists():
+        return None
+    text = gzip.decompress(path.read_bytes()).decode("utf-8")
+    return [list(row) for row in csv.reader(io.StringIO(text))]
+
+
+def tie_keys(task_name: str, golden_dir: Path = GOLDEN) -> set[tuple[str, ...]]:
     """Keys of ``task_name`` where the original's value is an arbitrary tie (tests/conformance_exceptions.py)."""
-    ties = json.loads((GOLDEN / "ties.json").read_text())
+    ties = json.loads((golden_dir / "ties.json").read_text())
     return {tuple(key) for key in ties.get(task_name, [])}
 
 
@@ -90,10 +101,10 @@ def keyed(rows: list[list[str]], key_columns: list[str], columns: list[str]) -> 
 PERTURBED = GOLDEN / "perturbed_verdicts.json"
 
 
-def tie_tasks() -> set[str]:
+def tie_tasks(golden_dir: Path = GOLDEN) -> set[str]:
     """Tasks with keys where the original's value is an arbitrary tie (left out of the perturbed verdicts:
     our reference and the original's truth may differ there, so one verdict cannot hold for both)."""
-    return set(json.loads((GOLDEN / "ties.json").read_text()))
+    return set(json.loads((golden_dir / "ties.json").read_text()))
 
 
 def perturbed_outputs(out_dir: Path, golden_dir: Path = GOLDEN) -> list[tuple[str, str, Path, str]]:
@@ -109,7 +120,7 @@ def perturbed_outputs(out_dir: Path, golden_dir: Path = GOLDEN) -> list[tuple[st
 
     outputs = []
     for name, task in sorted(all_tasks().items()):
-        if name in tie_tasks():
+        if name in tie_tasks(golden_dir):
             continue
         makers = perturbations(task, truth_rows(name, golden_dir), random.Random(3))
         for index in range(0, len(makers), 3):
@@ -146,7 +157,7 @@ def fuzzed_outputs(out_dir: Path, golden_dir: Path = GOLDEN) -> list[tuple[str, 
 
     outputs = []
     for name, task in sorted(all_tasks().items()):
-        if name in tie_tasks():
+        if name in tie_tasks(golden_dir):
             continue
         rng = random.Random(2026)
         rows = truth_rows(name, golden_dir)

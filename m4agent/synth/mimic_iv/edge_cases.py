@@ -24,7 +24,11 @@ least as many stays as values (30 patients give about 35 stays).
   a daily weight at one time, two first services at one transfertime, exact duplicate
   prescriptions, two infusions of one drug starting together.
 - **Window edges.** Extreme creatinine, bilirubin, platelet and GCS values exactly at
-  6 hours before, and 24 and 48 hours after ICU admission, and one minute outside.
+  6 hours before, and 24 and 48 hours after ICU admission, and one minute outside (at
+  intime's second: planted values carry the seconds of the stay's admission time).
+- **Urine chartings off the minute.** On every other stay, two urine chartings in five are
+  moved by some seconds, so the minutes between chartings are not whole and windows of
+  exactly 6, 12 and 24 hours add up to a double a rounding error from their length.
 - **Stays without data** come from the generator's scenarios (no chartevents, missing
   lab families); cultures without specimen type or time are planted here.
 """
@@ -334,6 +338,31 @@ def _hospital_ties(con: duckdb.DuckDBPyConnection) -> None:
                 "SELECT * FROM mimiciv_hosp.prescriptions WHERE pharmacy_id % 9 = 0")
 
 
+def _urine_off_the_minute(con: duckdb.DuckDBPyConnection) -> None:
+    """Every other stay: its urine chartings numbered 2 and 3 of each five (in time order) moved
+    back by 13 to 52 seconds and forward by 7 to 56 seconds."""
+    con.execute(f"""
+        UPDATE mimiciv_icu.outputevents AS oe
+        SET charttime = oe.charttime + TO_SECONDS(CAST(moved.seconds AS BIGINT)),
+            storetime = oe.storetime + TO_SECONDS(CAST(moved.seconds AS BIGINT))
+        FROM (
+            SELECT
+                ue.stay_id, ue.charttime, ue.itemid,
+                CASE WHEN ue.n % 5 = 2 THEN -(13 + ue.n % 40) ELSE 7 + ue.n % 50 END AS seconds
+            FROM (
+                SELECT
+                    oe.stay_id, oe.charttime, oe.itemid,
+                    ROW_NUMBER() OVER (PARTITION BY oe.stay_id ORDER BY oe.charttime, oe.itemid) AS n
+                FROM mimiciv_icu.outputevents AS oe
+                INNER JOIN ({_STAYS}) AS s ON oe.stay_id = s.stay_id AND s.k % 2 = 1
+                WHERE oe.itemid IN (226559, 226560, 226561)
+            ) AS ue
+            WHERE ue.n % 5 IN (2, 3)
+        ) AS moved
+        WHERE oe.stay_id = moved.stay_id AND oe.charttime = moved.charttime AND oe.itemid = moved.itemid
+    """)
+
+
 def plant(con: duckdb.DuckDBPyConnection) -> None:
     """Add every edge-case family to the MIMIC-IV tables of ``con`` (a database the generator wrote)."""
     _lab_cut_points(con)
@@ -343,5 +372,6 @@ def plant(con: duckdb.DuckDBPyConnection) -> None:
     _window_edges(con)
     _gcs_ties(con)
     _weight_ties(con)
+    _urine_off_the_minute(con)
     _vasopressor_variants(con)
     _hospital_ties(con)

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from m4agent.synth.mimic_iv import catalog as cat
+from m4agent.synth.mimic_iv import clock
 from m4agent.synth.mimic_iv.buffers import TableBuffer
 from m4agent.synth.mimic_iv.scenarios import organ_levels, scenario_for
 
@@ -63,6 +64,18 @@ class IcuStay:
     weight: float
     levels: dict[str, int] = field(default_factory=dict)
     vent_until: int = 0  # invasive ventilation end (0 = none)
+    # seconds past intime's and outtime's minute in the recorded stay (icustays, transfers);
+    # every event is drawn on the minute clock of intime and outtime (clock.py)
+    in_seconds: int = 0
+    out_seconds: int = 0
+
+    @property
+    def recorded_intime(self) -> int:
+        return self.intime + self.in_seconds
+
+    @property
+    def recorded_outtime(self) -> int:
+        return self.outtime + self.out_seconds
 
 
 # ---------------------------------------------------------------------------
@@ -200,6 +213,10 @@ class PatientFactory:
                     transfers.append((None, "transfer", ward, t, t + gap))
                 t = t + gap
             dischtime = t
+            for k, stay in enumerate(stays):
+                stay.in_seconds, stay.out_seconds = clock.stay_seconds(
+                    stay.stay_id, closes_admission=dies and k == n_icu - 1)
+            transfers = _record_stay_seconds(transfers, stays)
         else:
             dischtime = admittime + int(rng.integers(2, 7)) * DAY + self._minutes(0, 600)
             transfers.append((None, "admit", cat.WARD_CAREUNITS[self.variant % len(cat.WARD_CAREUNITS)],
@@ -263,7 +280,8 @@ class PatientFactory:
         if stays and scen.name == "medical_general" and g == 3:
             rows.append((stays[0].intime + 2 * DAY, first, "SURG"))  # surgical only after day one
         for transfertime, prev, curr in rows:
-            self.b["services"].add(1, subject_id=self.subject_id, hadm_id=hadm_id, transfertime=transfertime,
+            self.b["services"].add(1, subject_id=self.subject_id, hadm_id=hadm_id,
+                                   transfertime=transfertime + clock.service_seconds(hadm_id),
                                    prev_service=prev, curr_service=curr)
 
     def diagnoses(self, hadm_id: int, index_admission: bool) -> None:
@@ -320,7 +338,8 @@ class PatientFactory:
         q["valuenum"].append(flat[keep])
         q["value"].append(np.tile(np.array(texts if texts is not None else [None] * m, dtype=object), k)[keep])
         q["hadm_id"].append(np.full(int(keep.sum()), np.nan if hadm_id is None else float(hadm_id)))
-        q["specimen_id"].append(np.repeat(np.arange(first, first + k, dtype=np.int64), m)[keep])
+        specimens = np.array([clock.specimen_id(n) for n in range(first, first + k)], dtype=np.int64)
+        q["specimen_id"].append(np.repeat(specimens, m)[keep])
         q["charttime"].append(np.repeat(np.asarray(times, dtype=np.int64), m)[keep])
         q["priority"].append(np.full(int(keep.sum()), priority, dtype=object))
 
@@ -510,8 +529,9 @@ class PatientFactory:
     def icu_stay(self, st: IcuStay) -> None:
         self.icu_stays += 1
         self.b["icustays"].add(1, subject_id=st.subject_id, hadm_id=st.hadm_id, stay_id=st.stay_id,
-                               first_careunit=st.careunit, last_careunit=st.careunit, intime=st.intime,
-                               outtime=st.outtime, los=(st.outtime - st.intime) / DAY)
+                               first_careunit=st.careunit, last_careunit=st.careunit,
+                               intime=st.recorded_intime, outtime=st.recorded_outtime,
+                               los=(st.recorded_outtime - st.recorded_intime) / DAY)
         scen, g = self.scen, self.grade
         missing = set()
         if scen.missing == "chart":
@@ -668,6 +688,10 @@ class PatientFactory:
                 e2, v2, m2 = _split_gcs(min(15, hi + 1))
                 if k2 != k:
                     eyes[k2], verbal[k2], motor[k2] = e2, v2, m2
+            k3 = k + 2
+            if level >= 1 and self.variant % 3 == 0 and k3 < n and m > 1 and v < 5:
+                # the lowest total charted again, motor one lower and verbal one higher
+                eyes[k3], verbal[k3], motor[k3] = e, v + 1, m - 1
         ett = np.zeros(n, dtype=bool)
         if st.vent_until:
             ett = t < st.vent_until
@@ -731,6 +755,7 @@ class PatientFactory:
             st.vent_until = st.intime + int(min(st.outtime - st.intime - 18 * HOUR, self.rng.uniform(30, 70) * HOUR))
         if scen.vent == "trach" and st.first:
             st.vent_until = st.intime + int((st.outtime - st.intime) * 0.5)
+        st.vent_until -= st.vent_until % MIN  # charted on the minute
 
     def _fio2(self, st: IcuStay, t: np.ndarray, vented: np.ndarray) -> np.ndarray:
         lv = st.levels.get("resp", 0)
@@ -949,7 +974,8 @@ class PatientFactory:
             self._lab_series(st.hadm_id, t, [52033, 50821, 50818, 50820, 50802, 50804, 50813, 50816, 50801], values,
                              ["ART.", None, None, None, None, None, None, None, None])
         if st.first and times and not vented_stay:  # a venous gas: not used by the arterial-only scores
-            t = times[0] + 40 * MIN
+            # drawn with the first arterial gas (one charttime, two specimens) on every other stay
+            t = times[0] if self.variant % 2 == 0 else times[0] + 40 * MIN
             self._lab_panel(st.hadm_id, t, [52033, 50821, 50818, 50820],
                             [None, 38.0, float(round(p["pco2"] + 6)), round(p["ph"] - 0.03, 2)],
                             [("VEN.", "MIX.", "CENTRAL VENOUS.")[g % 3], None, None, None])
@@ -1181,6 +1207,18 @@ _DEVICE_FLOW: dict[str, tuple[float, float]] = {
     "Venti mask ": (6, 10), "Medium conc mask ": (6, 10), "Ultrasonic neb": (6, 10), "Vapomist": (20, 40),
     "Oxymizer": (4, 8), "High flow neb": (10, 15), "None": (0, 0), "Other": (2, 4),
 }
+
+
+def _record_stay_seconds(transfers: list[tuple[int | None, str, str | None, int, int | None]],
+                         stays: list[IcuStay]) -> list[tuple[int | None, str, str | None, int, int | None]]:
+    """Transfers with each ICU stay's minute-clock intime and outtime replaced by its recorded one
+    (the ward stays around an ICU stay begin and end when it does)."""
+    recorded = {}
+    for stay in stays:
+        recorded[stay.intime] = stay.recorded_intime
+        recorded[stay.outtime] = stay.recorded_outtime
+    return [(tid, kind, unit, recorded.get(start, start), None if end is None else recorded.get(end, end))
+            for tid, kind, unit, start, end in transfers]
 
 
 def _split_gcs(total: int) -> tuple[int, int, int]:

@@ -115,8 +115,8 @@ with_spo2 AS (
 
     -- the latest SpO2 in the two hours up to the gas; one row per subject and charttime.
     -- When two specimens share a charttime the lowest specimen_id is kept: m4-infra's
-    -- ROW_NUMBER leaves this tie unordered, but kept the lowest specimen_id in every case
-    -- tried (whatever the row order), so the references reproduce that choice.
+    -- ROW_NUMBER leaves this tie to the engine (its pick moves with row order and threads),
+    -- and the lowest is one of its possible picks (ORIGINAL_TIES, bg_simultaneous_specimens).
     SELECT
         gas.*,
         spo2.spo2,

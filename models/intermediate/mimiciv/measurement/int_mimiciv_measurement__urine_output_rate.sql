@@ -42,28 +42,43 @@ urine_intervals AS (
 
 urine_windows AS (
 
-    -- For each measurement, the sums over the measurements of the same stay up to 23 hours
-    -- earlier (5 and 11 hours for the 6- and 12-hour sums: a measurement covers the hour
-    -- before it), bounds included. mimic-code joins the measurements to themselves and
+    -- For each measurement, the measurements of the same stay up to 23 hours earlier (5 and
+    -- 11 hours for the 6- and 12-hour windows: a measurement covers the hour before it),
+    -- bounds included, latest first. mimic-code joins the measurements to themselves and
     -- groups by stay and charttime; urine_output has one row per stay and charttime (its
     -- tested key), so each group is this row and its window, and uo (mimic-code: the sum
-    -- of the DISTINCT volumes charted then) is this row's volume.
+    -- of the DISTINCT volumes charted then) is this row's volume. The minutes each
+    -- measurement covers are kept as a list in window order, for the covered hours below.
     SELECT
         stay_id,
         charttime,
         urineoutput AS uo,
         {%- for hours in [6, 12, 24] %}
         SUM(urineoutput) OVER last_{{ hours }}_hours AS urineoutput_{{ hours }}hr,
-        SUM(tm_since_last_uo) OVER last_{{ hours }}_hours / 60.0 AS uo_tm_{{ hours }}hr{{ ',' if not loop.last }}
+        {{ m4_window_list('tm_since_last_uo') }} OVER last_{{ hours }}_hours AS minutes_{{ hours }}hr{{ ',' if not loop.last }}
         {%- endfor %}
     FROM urine_intervals
     WINDOW
         {%- for hours in [6, 12, 24] %}
         last_{{ hours }}_hours AS (
-            PARTITION BY stay_id ORDER BY microseconds_since_hr
-            RANGE BETWEEN {{ (hours - 1) * 3600 * 1000000 }} PRECEDING AND CURRENT ROW
+            PARTITION BY stay_id ORDER BY microseconds_since_hr DESC
+            RANGE BETWEEN CURRENT ROW AND {{ (hours - 1) * 3600 * 1000000 }} FOLLOWING
         ){{ ',' if not loop.last }}
         {%- endfor %}
+
+),
+
+covered_hours AS (
+
+    SELECT
+        stay_id,
+        charttime,
+        uo
+        {%- for hours in [6, 12, 24] %},
+        urineoutput_{{ hours }}hr,
+        {{ urine_covered_hours('minutes_' ~ hours ~ 'hr') }} AS uo_tm_{{ hours }}hr
+        {%- endfor %}
+    FROM urine_windows
 
 ),
 
@@ -81,9 +96,8 @@ weights AS (
 
 urine_rates AS (
 
-    -- A rate is given only when the window's measurements cover at least its full length.
-    -- Rates are cast to DECIMAL(18, 3) (mimic-code then rounds to 4 places, which keeps
-    -- 3); covered hours are rounded to 2 places.
+    -- A rate is given only when the window's measurements cover at least its full length
+    -- (macros/mimiciv/urine_output_windows.sql). Covered hours are rounded to 2 places.
     SELECT
         uw.stay_id,
         uw.charttime,
@@ -92,19 +106,13 @@ urine_rates AS (
         uw.urineoutput_6hr,
         uw.urineoutput_12hr,
         uw.urineoutput_24hr,
-        CASE WHEN uw.uo_tm_6hr >= 6 THEN
-            {{ dbt.safe_cast("uw.urineoutput_6hr / wt.weight / uw.uo_tm_6hr", "DECIMAL(18, 3)") }}
-        END AS uo_mlkghr_6hr,
-        CASE WHEN uw.uo_tm_12hr >= 12 THEN
-            {{ dbt.safe_cast("uw.urineoutput_12hr / wt.weight / uw.uo_tm_12hr", "DECIMAL(18, 3)") }}
-        END AS uo_mlkghr_12hr,
-        CASE WHEN uw.uo_tm_24hr >= 24 THEN
-            {{ dbt.safe_cast("uw.urineoutput_24hr / wt.weight / uw.uo_tm_24hr", "DECIMAL(18, 3)") }}
-        END AS uo_mlkghr_24hr,
+        {{ urine_rate_if_covered('uw.urineoutput_6hr', 'wt.weight', 'uw.uo_tm_6hr', 6) }} AS uo_mlkghr_6hr,
+        {{ urine_rate_if_covered('uw.urineoutput_12hr', 'wt.weight', 'uw.uo_tm_12hr', 12) }} AS uo_mlkghr_12hr,
+        {{ urine_rate_if_covered('uw.urineoutput_24hr', 'wt.weight', 'uw.uo_tm_24hr', 24) }} AS uo_mlkghr_24hr,
         ROUND({{ dbt.safe_cast("uw.uo_tm_6hr", "DECIMAL(18, 3)") }}, 2) AS uo_tm_6hr,
         ROUND({{ dbt.safe_cast("uw.uo_tm_12hr", "DECIMAL(18, 3)") }}, 2) AS uo_tm_12hr,
         ROUND({{ dbt.safe_cast("uw.uo_tm_24hr", "DECIMAL(18, 3)") }}, 2) AS uo_tm_24hr
-    FROM urine_windows AS uw
+    FROM covered_hours AS uw
     LEFT JOIN weights AS wt
         ON
             uw.stay_id = wt.stay_id
