@@ -152,33 +152,21 @@ def _grade(parent: Path, built: tuple[Path, Path, Path], root: Path, *extra: str
                                "--tasks-dir", str(tasks_dir), *extra])
 
 
-def _run_ids(parent: Path, where: str, root: Path) -> set[str]:
-    return {records.run_folder(c, s).relative_to(root).as_posix() for c in _campaigns(parent, where)
-            for s in campaign.planned_runs(c)}
+def _harness_results(parent: Path) -> dict[str, bytes]:
+    """Every result.json the harness wrote in the campaigns under ``parent``, with its bytes."""
+    return {str(records.run_folder(c, spec)): (records.run_folder(c, spec) / records.RESULT_FILE).read_bytes()
+            for c in _campaigns(parent, "parent") for spec in campaign.planned_runs(c)}
 
 
+@pytest.mark.parametrize("force", [False, True])
 @pytest.mark.parametrize("where", WHERE)
-def test_grade_results_root_skips_the_graded_campaign_runs_and_touches_no_workspace(
-        parent: Path, built: tuple[Path, Path, Path], where: str) -> None:
-    before = _workspace_files(parent)
-    done = _grade(parent, built, _target(parent, where))
-    assert done.exit_code == 0, done.output
-    expected = len(_run_ids(parent, where, _target(parent, where)))
-    assert "graded no run under" in done.stdout
-    assert f"{expected} run(s) already graded were skipped" in done.stdout
-    assert _workspace_files(parent) == before
-
-
-@pytest.mark.parametrize("where", WHERE)
-def test_grade_results_root_force_regrades_exactly_the_campaign_runs(
-        parent: Path, built: tuple[Path, Path, Path], where: str) -> None:
-    before = _workspace_files(parent)
-    root = _target(parent, where)
-    done = _grade(parent, built, root, "--force", "--json")
-    graded = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
-    assert {g["run_id"] for g in graded} == _run_ids(parent, where, root)
-    assert done.exit_code == 0, done.output
-    assert [g["reward"] for g in graded] == [1.0] * len(graded)
+def test_grade_results_root_refuses_a_campaign_and_keeps_the_harness_results(
+        parent: Path, built: tuple[Path, Path, Path], where: str, force: bool) -> None:
+    # regraded as a plain output, a policy violation's copied output.csv would score again
+    before, results_before = _workspace_files(parent), _harness_results(parent)
+    done = _grade(parent, built, _target(parent, where), *(["--force"] if force else []))
+    assert done.exit_code == 1 and "the harness grades them" in done.output, done.output
+    assert _harness_results(parent) == results_before
     assert _workspace_files(parent) == before
 
 

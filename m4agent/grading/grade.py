@@ -415,12 +415,23 @@ def _task_of(folder: Path, tasks: dict[str, Task]) -> tuple[Task | None, str | N
 
 def discover_runs(root: Path, tasks: dict[str, Task]) -> list[BatchRun]:
     """Every run folder under ``root`` holding a run.json (or an output.csv without one), with its task
-    and output.csv, or the reason it cannot be graded. Which folders are runs is ``discovery``'s rule (a
-    campaign's planned runs only; never an attempt's or a workspace's files; links not entered). Never
+    and output.csv, or the reason it cannot be graded. Which folders are runs is ``discovery``'s rule (never
+    an attempt's or a workspace's files; links not entered); a path covering a campaign's runs is refused,
+    since only the harness knows their outcomes (``M4AgentError``). Never
     raises for what a run folder holds: a link, a directory, a pipe or a malformed file is that run's
     problem (run_files)."""
+    where = discovery.find(root, (RUN_JSON, OUTPUT_CSV))
+    covered = [runs for runs in where.campaigns if runs.specs]
+    if covered:
+        # a campaign's result.json holds the harness's outcome (a policy violation, a timeout), which a
+        # grade of its output cannot know: overwriting it would let a violation's output score again
+        campaign_dir = covered[0].folder
+        raise M4AgentError(f"{root} holds the runs of the campaign {campaign_dir}: the harness grades them as "
+                           f"they finish and keeps their outcomes; `m4agent campaign run --dir {campaign_dir}` "
+                           f"grades runs awaiting it and `m4agent report {campaign_dir}` reads the results "
+                           "(`grade --results-root` grades plain results trees)")
     found = []
-    for folder in discovery.find(root, (RUN_JSON, OUTPUT_CSV)).folders:
+    for folder in where.folders:
         run_id = folder.relative_to(root).as_posix() if folder != root else folder.name
         task, problem = _task_of(folder, tasks)
         if task is None:
