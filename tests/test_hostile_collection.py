@@ -140,14 +140,31 @@ def test_egress_folder_is_not_writable_by_the_agent(engine: Any, data_dir: Path,
     assert "REFUSED" in (folder / "trace.log").read_text()
 
 
-def test_output_identical_to_the_truth_is_graded_and_flagged_not_zeroed(
-        engine: Any, data_dir: Path, tmp_path: Path) -> None:
-    # what an honest agent writes when it runs the skill's SQL (with-skill-rawsql) and sorts by key
+@pytest.fixture(scope="module")
+def truth_copy(engine: Any, data_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
+    """A run whose output is the truth export byte for byte: what an honest agent writes when it runs the
+    skill's SQL (with-skill-rawsql) and sorts by key. Its campaign folder and result."""
     from m4agent.reference_export import export
 
-    truth = tmp_path / "truth.csv"
+    folder = tmp_path_factory.mktemp("truth_copy")
+    truth = folder / "truth.csv"
     export(TASK, data_dir, truth)
     encoded = base64.b64encode(truth.read_bytes()).decode()
-    folder, result = _run(tmp_path, data_dir, f"echo {encoded} | base64 -d > output.csv\n")
+    run_folder, result = _run(folder, data_dir, f"echo {encoded} | base64 -d > output.csv\n")
+    return folder / "campaign", result
+
+
+def test_output_identical_to_the_truth_is_graded_and_flagged_not_zeroed(truth_copy: tuple[Path, dict]) -> None:
+    _, result = truth_copy
     assert result["outcome"] == Outcome.SCORED.value and result["reward"] == 1.0, result
     assert [flag["rule"] for flag in result["flags"]] == ["truth_copy"]
+
+
+def test_report_lists_the_flagged_run_apart_and_counts_it(truth_copy: tuple[Path, dict]) -> None:
+    from m4agent.reports import report, tables
+
+    campaign_dir, _ = truth_copy
+    built = report.build([campaign_dir])
+    assert built["validity"]["integrity"]["flagged_for_review"] == 1
+    [flagged] = [table for table in tables.validity_tables(built) if table.name == "flagged"]
+    assert [row[1] for row in flagged.rows] == ["truth_copy"]

@@ -83,6 +83,7 @@ def _run_row(run: sources.RunRecord) -> dict[str, Any]:
     row["valid"] = run.valid
     row["attempts"] = len(run.attempt_outcomes)
     row["attempt_outcomes"] = " ".join(run.attempt_outcomes)
+    row["flags"] = " ".join(run.flags)
     row["match_rates"] = json.dumps(run.match_rates, sort_keys=True)
     return row
 

@@ -81,6 +81,7 @@ class RunRecord:
     diagnostics_failed: bool | None = None
     elapsed_seconds: float | None = None
     attempt_outcomes: list[str] = field(default_factory=list)  # every ended attempt, in order
+    flags: list[str] = field(default_factory=list)  # graded, and set apart for review (e.g. truth_copy)
     match_rates: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -353,6 +354,7 @@ def _fill_from_result(record: RunRecord, result: dict[str, Any]) -> None:
     record.agent_returncode = _int(result.get("exit_code"))
     record.elapsed_seconds = _float((result.get("phases") or {}).get("agent"))
     record.match_rates = _rates(grading.get("match_rates"))
+    record.flags = sorted({str(flag.get("rule")) for flag in result.get("flags") or [] if isinstance(flag, dict)})
     if grading:
         record.key_precision = _float(grading.get("key_precision"))
         record.key_recall = _float(grading.get("key_recall"))

@@ -184,7 +184,9 @@ def validity_tables(report: dict[str, Any]) -> list[Table]:
     names = {"runs": "Runs", "cells": "Cells", "publishable_failures": "Not publishable",
              "isolation_failures": "Isolation flag failures", "filesystem_canary_failures": "Filesystem canary "
              "failures", "contamination_lint_failures": "Contamination-lint failures",
-             "policy_violations": "Policy violations", "nonzero_agent_exits": "Nonzero agent exits",
+             "policy_violations": "Policy violations",
+             "flagged_for_review": "Flagged for review (graded; e.g. an output identical to the truth)",
+             "nonzero_agent_exits": "Nonzero agent exits",
              "missing_rewards": "Missing rewards", "strict_passes": "Fully passing (strict) runs",
              "diagnostic_failures": "Runs with a failed strict check", "agent_hours": "Agent wall-clock hours"}
     rows += [[names[k], fmt(val, 1) if isinstance(val, float) else fmt(val)] for k, val in v["integrity"].items()]
@@ -193,6 +195,12 @@ def validity_tables(report: dict[str, Any]) -> list[Table]:
     if listed:
         out.append(Table("completeness", "Missing and unexpected runs", ["Kind", "Run"], listed[:500],
                          "At most 500 listed; report.json has them all." if len(listed) > 500 else ""))
+    flagged = [[f"{r['agent']} {r['task']} {r['condition']} {r['schema']} {r['model']} trial {r['trial']}",
+                r["flags"], fmt(r["reward"])] for r in report["runs"] if r.get("flags")]
+    if flagged:
+        out.append(Table("flagged", "Runs flagged for review (graded and counted; read their outputs)",
+                         ["Run", "Flags", "Reward"], flagged[:500],
+                         "At most 500 listed; report.json has them all." if len(flagged) > 500 else ""))
     return out
 
 

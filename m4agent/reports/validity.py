@@ -58,6 +58,7 @@ def integrity(runs: list[RunRecord]) -> dict[str, Any]:
         "filesystem_canary_failures": _count(runs, lambda r: r.filesystem_canary is False),
         "contamination_lint_failures": _count(runs, lambda r: r.contamination_lint is False),
         "policy_violations": _count(runs, lambda r: r.outcome == "policy_violation"),
+        "flagged_for_review": _count(runs, lambda r: bool(r.flags)),
         "nonzero_agent_exits": _count(runs, lambda r: r.agent_returncode not in (0, None)),
         "missing_rewards": _count(runs, lambda r: r.reward is None),
         "strict_passes": _count(runs, lambda r: r.strict_pass),
