@@ -192,9 +192,20 @@ def test_harbor_trials_come_back_as_a_run_table_report_reads(exported: list[Harb
     assert runs[1].match_rates == graded["match_rates"]
 
 
+# An agent that answers wrongly and plants what an earlier verifier read: a graded run where the
+# verifier used to grade (skipped as "already graded"), and Harbor's reward files.
+SABOTEUR = ("echo stay_id > /workspace/output.csv && mkdir -p /tmp/m4agent-run /logs/verifier "
+            "&& echo '{\"reward\": 1.0}' > /tmp/m4agent-run/result.json && echo 1.0 > /logs/verifier/reward.txt "
+            "&& echo '{\"reward\": 1.0}' > /logs/verifier/reward.json")
+
+
 @pytest.mark.docker
-def test_exported_task_in_its_image_gives_the_oracle_reward_one(data_dir: Path, tmp_path: Path) -> None:
-    """The exported environment built on the agent image, its solve.sh run, then its verifier's grading.
+@pytest.mark.parametrize(("agent", "reward"), [("sh /solution/solve.sh", "1.0"), (SABOTEUR, "0.0")],
+                         ids=["oracle", "saboteur"])
+def test_exported_task_in_its_image_gives_the_graded_reward(data_dir: Path, tmp_path: Path, agent: str,
+                                                            reward: str) -> None:
+    """The exported environment built on the agent image, an agent run in it, then its verifier's grading:
+    the oracle's solve.sh scores 1.0; a wrong answer scores 0 whatever the agent planted for the verifier.
 
     Harbor itself is not used (its local environment needs the `docker compose` plugin) and the
     verifier's one networked step, installing m4agent's dependencies, is replaced by mounting
@@ -217,14 +228,15 @@ def test_exported_task_in_its_image_gives_the_oracle_reward_one(data_dir: Path, 
         pytest.skip(f"no Docker engine answers ({error}); run scripts/test")
     [item] = export_harbor(tmp_path / "harbor", data_dir, ensure_image(client), task_names=["mimic-sofa-24h"])
     test_sh = (item.path / "tests" / "test.sh").read_text()
-    after_install = test_sh[test_sh.index("cp -r /tests/truth"):]
+    # the installed packages are this environment's, bound where the script's own install would put them
+    after_install = 'work=$(mktemp -d); lib=/tmp/m4agent-lib\n' + test_sh[test_sh.index("cp -r /tests/truth"):]
     (tmp_path / "verify.sh").write_text(after_install)
     tag = f"m4agent-harbor-test:{os.getpid()}"
     client.images.build(path=str(item.path / "environment"), tag=tag, network_mode="none", rm=True)
     try:
         out = client.containers.run(
-            tag, ["sh", "-euc", "sh /solution/solve.sh && mkdir -p /logs/verifier && sh -eu /verify.sh "
-                  "&& cat /logs/verifier/reward.txt"],
+            tag, ["sh", "-euc", f"{agent} && mkdir -p /logs/verifier && sh -eu /verify.sh "
+                  "&& cat /logs/verifier/reward.txt && ls /logs/verifier"],
             user="root", network_mode="none", remove=True,
             volumes={str(item.path / "tests"): {"bind": "/tests", "mode": "ro"},
                      str(item.path / "solution"): {"bind": "/solution", "mode": "ro"},
@@ -233,4 +245,6 @@ def test_exported_task_in_its_image_gives_the_oracle_reward_one(data_dir: Path, 
     finally:
         client.images.remove(tag, force=True)
         client.close()
-    assert out.decode().strip().splitlines()[-1] == "1.0"
+    lines = out.decode().strip().splitlines()
+    assert lines[0] == reward
+    assert "reward.json" not in lines[1:]

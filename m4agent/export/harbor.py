@@ -234,19 +234,26 @@ def verifier_script(task: Task) -> str:
     output = f"{layout.WORKSPACE}/{layout.OUTPUT_NAME}"
     return f"""#!/bin/sh
 # Grades {output} with m4agent's rules (`m4agent grade`) and writes Harbor's reward file.
+# The agent ran in this environment before us: everything it could write (/tmp, HOME, /logs/verifier)
+# is untrusted. So /logs/verifier is emptied first (never following a link), the dependencies and the
+# run go to fresh folders it could not have prepared, pip reads no configuration and Python no user
+# site, and the run is graded afresh (--force).
 set -eu
+work=$(mktemp -d /tmp/m4agent-verify.XXXXXX)
+lib="$work/lib"
+python3 -s -c 'import tomllib; print("\\n".join(tomllib.load(open("/tests/m4agent-project/pyproject.toml", "rb"))["project"]["dependencies"]))' \\
+    > "$work/requirements.txt"
+python3 -s -m pip install --isolated --quiet --target "$lib" -r "$work/requirements.txt"
+cp -r /tests/truth "$work/data"
+mkdir "$work/run"
+cp {output} "$work/run/output.csv" 2>/dev/null || true
+echo '{{"task": "{task.name}"}}' > "$work/run/run.json"
 mkdir -p /logs/verifier
-python3 -c 'import tomllib; print("\\n".join(tomllib.load(open("/tests/m4agent-project/pyproject.toml", "rb"))["project"]["dependencies"]))' \\
-    > /tmp/m4agent-requirements.txt
-python3 -m pip install --quiet --target /tmp/m4agent-lib -r /tmp/m4agent-requirements.txt
-cp -r /tests/truth /tmp/m4agent-data
-mkdir -p /tmp/m4agent-run
-cp {output} /tmp/m4agent-run/output.csv 2>/dev/null || true
-echo '{{"task": "{task.name}"}}' > /tmp/m4agent-run/run.json
-PYTHONPATH=/tests/m4agent-project:/tmp/m4agent-lib python3 -m m4agent.cli grade --results-root /tmp/m4agent-run \\
-    --data-dir /tmp/m4agent-data --no-fail > /logs/verifier/grade.log 2>&1
-cp /tmp/m4agent-run/result.json /logs/verifier/result.json
-python3 -c 'import json; print(json.load(open("/logs/verifier/result.json"))["reward"])' > /logs/verifier/reward.txt
+find /logs/verifier -mindepth 1 -delete
+PYTHONPATH="/tests/m4agent-project:$lib" python3 -s -m m4agent.cli grade --results-root "$work/run" \\
+    --data-dir "$work/data" --force --no-fail > /logs/verifier/grade.log 2>&1
+cp "$work/run/result.json" /logs/verifier/result.json
+python3 -s -c 'import json; print(json.load(open("/logs/verifier/result.json"))["reward"])' > /logs/verifier/reward.txt
 """
 
 
