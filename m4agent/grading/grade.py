@@ -184,6 +184,17 @@ def grade_runs(runs: Sequence[Run], data_dir: Path, expectations: bool = False) 
     return _grade_isolating(list(runs), data_dir, expectations)
 
 
+def grade_runs_each_if_needed(runs: Sequence[Run], data_dir: Path, expectations: bool = False) -> dict[str, dict[str, Any]]:
+    """``grade_runs``, then run by run where halving could not single out the runs at fault
+    (``_grade_each``): a run dbt fails on alone scores 0, but a failure no run can be graded through
+    (the environment's: a locked or damaged data directory, a full disk) raises ``GradingRunFailed``
+    and records nothing, so no run is given a zero that is not its own. Every grader uses this."""
+    try:
+        return grade_runs(runs, data_dir, expectations)
+    except GradingRunFailed:
+        return _grade_each(runs, data_dir, expectations)
+
+
 def _require_unique_ids(runs: Sequence[Run]) -> None:
     """A batch's runs are told apart by run_id in every grading table."""
     if len({run.run_id for run in runs}) != len(runs):
@@ -488,10 +499,7 @@ def grade_results_root(root: Path, data_dir: Path, force: bool = False, tasks_di
             run_id = batch_run.folder.relative_to(root).as_posix() if batch_run.folder != root else root.name
             results[run_id] = _zero_result(run_id, None, batch_run.problem or "not graded", expectations)
     runs = [b.run for b in batch if b.run is not None]
-    try:
-        results.update(grade_runs(runs, data_dir, expectations))
-    except GradingRunFailed:
-        results.update(_grade_each(runs, data_dir, expectations))
+    results.update(grade_runs_each_if_needed(runs, data_dir, expectations))
     written: dict[str, dict[str, Any]] = {}
     for batch_run in batch:
         run_id = batch_run.run.run_id if batch_run.run else (

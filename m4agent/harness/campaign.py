@@ -340,7 +340,7 @@ class Grader:
                     return
 
     def grade(self, batch: list[RunSpec]) -> None:
-        from m4agent.grading.grade import GradingRunFailed, _zero_result, grade_runs
+        from m4agent.grading.grade import grade_runs_each_if_needed
         from m4agent.grading.loader import Run
 
         to_grade: list[tuple[RunSpec, AttemptRecord, int, Path]] = []
@@ -363,16 +363,8 @@ class Grader:
             return
         runs = [Run(run_id=spec.key, task=self.tasks[spec.task], output_path=output)
                 for spec, _, _, output in to_grade]
-        try:
-            graded = grade_runs(runs, self.data_dir)
-        except GradingRunFailed:
-            # dbt failed on the batch and halving could not single out one run: grade each alone
-            graded = {}
-            for run in runs:
-                try:
-                    graded.update(grade_runs([run], self.data_dir))
-                except GradingRunFailed as exc:
-                    graded[run.run_id] = _zero_result(run.run_id, run.task.name, f"grading failed: {exc}")
+        # an environment failure raises (the runs stay in state grading for the next start), never zeros
+        graded = grade_runs_each_if_needed(runs, self.data_dir)
         for spec, final, tried, _ in to_grade:
             publishable = self.matrix.agents[spec.agent].agent.publishable
             self._write(spec, _result(spec, final, tried, graded[spec.key], publishable))
