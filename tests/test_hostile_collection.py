@@ -5,11 +5,15 @@ where the harness expects a file, unreadable files, a tree past the caps, a full
 an outcome of the agent's own on the first try, never in a retried ``infra_error`` that keeps the
 run from being counted. The host must keep its disk, nothing may write after the agent's exit, and
 the container's mount table must name nothing of the host's layout.
+
+One campaign plays every case at once (one task per case, two workers): the shell agent knows its
+case by the sha256 of the instruction it was given, which the test computes from the task.
 """
 
 from __future__ import annotations
 
 import base64
+import hashlib
 import shutil
 from pathlib import Path
 from typing import Any
@@ -18,13 +22,15 @@ import pytest
 from support.harness import docker_engine, shell_campaign
 
 from m4agent.harness import campaign, records
+from m4agent.harness.instructions import build_instruction
 from m4agent.harness.records import Outcome
-from m4agent.registry import TASKS_DIR
+from m4agent.registry import TASKS_DIR, all_tasks
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 TASK = "eicu-gcs"
 HARNESS_FAULTS = {Outcome.INFRA_ERROR.value, Outcome.QUOTA.value}
+WORKSPACE_LIMIT = "64m"
 
 
 @pytest.fixture(scope="module")
@@ -35,16 +41,6 @@ def engine() -> Any:
 @pytest.fixture(scope="module")
 def data_dir(harness_data_dir: Path) -> Path:
     return harness_data_dir
-
-
-def _run(tmp_path: Path, data_dir: Path, body: str, settings: str = "") -> tuple[Path, dict[str, Any]]:
-    """Plan and run one shell-agent run of ``body`` on TASK; its folder and result."""
-    campaign_dir = shell_campaign(tmp_path, TASKS_DIR, body, [TASK], settings)
-    campaign.run(campaign_dir, data_dir, run_canary=False)
-    [spec] = campaign.planned_runs(campaign_dir)
-    folder = records.run_folder(campaign_dir, spec)
-    assert (folder / records.RESULT_FILE).exists(), "the run was never counted (no result.json)"
-    return folder, records.read_json(folder / records.RESULT_FILE)
 
 
 SABOTAGE = {
@@ -58,15 +54,74 @@ SABOTAGE = {
     "output_unreadable": "echo a,b > output.csv; chmod 000 output.csv",
     "workspace_unreadable": "echo a,b > output.csv; chmod 000 /workspace",
     "folder_unreadable": "mkdir -p deep/er; echo x > deep/er/f; chmod 000 deep",
-    "huge_tree": "python3 -c \"import os\nfor i in range(60000):\n    open(f'f{i}', 'w').close()\"",
+    "huge_tree": "python3 -c \"[open(f'f{i}', 'w').close() for i in range(60000)]\"",
     "tmp_and_home_filled": "cat /dev/zero > /tmp/fill; cat /dev/zero > $HOME/fill; echo a,b > output.csv",
 }
 
 
+CASES = {
+    **SABOTAGE,
+    "disk_fill": "df -h /workspace\ndd if=/dev/zero of=fill.bin bs=1M count=1024\nrm -f fill.bin; echo a,b > output.csv",
+    "big_file": "head -c 50000000 /dev/urandom > big.bin\necho a,b > output.csv",
+    "stored_once": "head -c 3000000 /dev/urandom | base64 > output.csv",
+    # the child keeps the agent's stdout open (the exec's stream stays up) and writes after the exit
+    "late_child": "echo a,b > output.csv\n( sleep 1; echo late >> output.csv; echo late-trace ) &",
+    "mount_table": "cat /proc/self/mountinfo",
+    "egress_folder": "touch /run/m4agent-egress/planted && echo WROTE || echo REFUSED",
+    "truth_copy": None,  # the truth export byte for byte (the fixture fills it in)
+}
+
+
+class Hostile:
+    """The campaign that played every case: each case's task, run folder and result."""
+
+    def __init__(self, campaign_dir: Path, tasks: dict[str, str], free_before: int, free_after: int) -> None:
+        self.campaign_dir, self.tasks = campaign_dir, tasks
+        self.free_before, self.free_after = free_before, free_after
+        self.folders = {spec.task: records.run_folder(campaign_dir, spec) for spec in campaign.planned_runs(campaign_dir)}
+
+    def folder(self, case: str) -> Path:
+        return self.folders[self.tasks[case]]
+
+    def result(self, case: str) -> dict[str, Any]:
+        trace = (self.folder(case) / "trace.log").read_text()
+        assert "unknown case" not in trace, f"{case}: the agent did not recognise its case"
+        path = self.folder(case) / records.RESULT_FILE
+        assert path.exists(), f"{case}: the run was never counted (no result.json)"
+        return records.read_json(path)
+
+
+@pytest.fixture(scope="module")
+def hostile(engine: Any, data_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> Hostile:
+    from m4agent.reference_export import export
+
+    folder = tmp_path_factory.mktemp("hostile")
+    known = all_tasks(TASKS_DIR)
+    names = sorted(known)
+    assert len(names) >= len(CASES)
+    tasks = dict(zip(sorted(CASES), names, strict=False))
+    truth = folder / "truth.csv"
+    export(tasks["truth_copy"], data_dir, truth)
+    bodies = {**CASES, "truth_copy": f"echo {base64.b64encode(truth.read_bytes()).decode()} | base64 -d > output.csv"}
+    lines = ['case $(sha256sum "$1" | cut -c1-64) in']
+    for case, task in tasks.items():
+        digest = hashlib.sha256(build_instruction(known[task], "no-skill").encode()).hexdigest()
+        lines += [f"  {digest})  # {case}", *(f"    {line}" for line in bodies[case].splitlines()), "    ;;"]
+    lines += ["  *) echo 'unknown case' >&2; exit 9 ;;", "esac", "exit 0", ""]
+    campaign_dir = shell_campaign(folder, TASKS_DIR, "\n".join(lines), sorted(tasks.values()),
+                                  f'workers = 2\n[limits]\nworkspace_size = "{WORKSPACE_LIMIT}"')
+    free_before = shutil.disk_usage(folder).free
+    campaign.run(campaign_dir, data_dir, run_canary=False)
+    return Hostile(campaign_dir, tasks, free_before, shutil.disk_usage(folder).free)
+
+
+def _kept_bytes(folder: Path) -> int:
+    return sum(path.stat().st_size for path in folder.rglob("*") if path.is_file())
+
+
 @pytest.mark.parametrize("sabotage", sorted(SABOTAGE))
-def test_sabotaged_collection_ends_in_the_agents_own_outcome_on_the_first_try(
-        engine: Any, data_dir: Path, tmp_path: Path, sabotage: str) -> None:
-    folder, result = _run(tmp_path, data_dir, SABOTAGE[sabotage] + "\nexit 0\n")
+def test_sabotaged_collection_ends_in_the_agents_own_outcome_on_the_first_try(hostile: Hostile, sabotage: str) -> None:
+    result = hostile.result(sabotage)
     assert result["outcome"] not in HARNESS_FAULTS, result
     assert result["attempts"] == 1, "the sabotage was retried as the harness's fault"
 
@@ -88,83 +143,53 @@ def test_selective_saboteur_cannot_drop_a_condition_from_the_counted_runs(
     assert status["runs"] == 2 and status["states"] == {"done": 2}, status
 
 
-def test_disk_fill_stops_at_the_workspace_limit_and_leaves_the_host_its_space(
-        engine: Any, data_dir: Path, tmp_path: Path) -> None:
-    free_before = shutil.disk_usage(tmp_path).free
-    folder, result = _run(tmp_path, data_dir,
-                          "df -h /workspace\ndd if=/dev/zero of=fill.bin bs=1M count=1024\n"
-                          "rm -f fill.bin; echo a,b > output.csv\n", '[limits]\nworkspace_size = "64m"')
-    trace = (folder / "trace.log").read_text()
+def test_disk_fill_stops_at_the_workspace_limit_and_leaves_the_host_its_space(hostile: Hostile) -> None:
+    trace = (hostile.folder("disk_fill") / "trace.log").read_text()
     assert "No space left on device" in trace  # stopped by the kernel at the limit, not scanned afterwards
     assert " 64M " in trace  # df inside shows the workspace's own limit, not the host's disk
-    kept = sum(path.stat().st_size for path in folder.rglob("*") if path.is_file())
-    assert kept < 8 * 1024 * 1024
-    assert abs(shutil.disk_usage(tmp_path).free - free_before) < 256 * 1024 * 1024
-    assert result["outcome"] not in HARNESS_FAULTS
+    assert _kept_bytes(hostile.folder("disk_fill")) < 8 * 1024 * 1024
+    assert abs(hostile.free_after - hostile.free_before) < 256 * 1024 * 1024
+    assert hostile.result("disk_fill")["outcome"] not in HARNESS_FAULTS
 
 
-def test_big_file_left_in_the_workspace_is_not_stored_whole(engine: Any, data_dir: Path, tmp_path: Path) -> None:
-    folder, result = _run(tmp_path, data_dir, "head -c 50000000 /dev/urandom > big.bin\necho a,b > output.csv\n")
-    kept = sum(path.stat().st_size for path in folder.rglob("*") if path.is_file())
-    assert kept < 8 * 1024 * 1024
-    assert result["outcome"] not in HARNESS_FAULTS
+def test_big_file_left_in_the_workspace_is_not_stored_whole(hostile: Hostile) -> None:
+    assert _kept_bytes(hostile.folder("big_file")) < 8 * 1024 * 1024
+    assert hostile.result("big_file")["outcome"] not in HARNESS_FAULTS
 
 
-def test_output_is_stored_once_per_attempt(engine: Any, data_dir: Path, tmp_path: Path) -> None:
-    folder, _ = _run(tmp_path, data_dir, "head -c 3000000 /dev/urandom | base64 > output.csv\n")
-    [attempt] = records.attempt_folders(folder)
+def test_output_is_stored_once_per_attempt(hostile: Hostile) -> None:
+    folder = hostile.folder("stored_once")
     copies = [path for path in folder.rglob("*") if path.is_file() and path.stat().st_size > 3_000_000]
-    assert len({(path.stat().st_dev, path.stat().st_ino) for path in copies}) == 1, copies
+    assert copies and len({(path.stat().st_dev, path.stat().st_ino) for path in copies}) == 1, copies
 
 
-def test_write_by_a_child_after_the_agents_exit_never_reaches_the_output(
-        engine: Any, data_dir: Path, tmp_path: Path) -> None:
-    # the child keeps the agent's stdout open (the exec's stream stays up) and writes after the exit
-    body = "echo a,b > output.csv\n( sleep 1; echo late >> output.csv; echo late-trace ) &\nexit 0\n"
-    folder, _ = _run(tmp_path, data_dir, body)
-    [attempt] = records.attempt_folders(folder)
+def test_write_by_a_child_after_the_agents_exit_never_reaches_the_output(hostile: Hostile) -> None:
+    [attempt] = records.attempt_folders(hostile.folder("late_child"))
     assert (attempt / "output.csv").read_text() == "a,b\n"
 
 
-def test_mount_table_names_nothing_of_the_host(engine: Any, data_dir: Path, tmp_path: Path) -> None:
-    folder, _ = _run(tmp_path, data_dir, "cat /proc/self/mountinfo\n")
+def test_mount_table_names_nothing_of_the_host(hostile: Hostile, data_dir: Path) -> None:
+    folder = hostile.folder("mount_table")
     mountinfo = (folder / "trace.log").read_text()
-    spec = records.read_spec(folder)
     assert "/data " in mountinfo  # the table was printed
-    for secret in (str(data_dir), str(tmp_path), spec.key, "agent.sh"):
+    for secret in (str(data_dir), str(hostile.campaign_dir.parent), records.read_spec(folder).key, "agent.sh"):
         assert secret not in mountinfo, secret
 
 
-def test_egress_folder_is_not_writable_by_the_agent(engine: Any, data_dir: Path, tmp_path: Path) -> None:
-    folder, _ = _run(tmp_path, data_dir, "touch /run/m4agent-egress/planted && echo WROTE || echo REFUSED\n")
-    assert "REFUSED" in (folder / "trace.log").read_text()
+def test_egress_folder_is_not_writable_by_the_agent(hostile: Hostile) -> None:
+    assert "REFUSED" in (hostile.folder("egress_folder") / "trace.log").read_text()
 
 
-@pytest.fixture(scope="module")
-def truth_copy(engine: Any, data_dir: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
-    """A run whose output is the truth export byte for byte: what an honest agent writes when it runs the
-    skill's SQL (with-skill-rawsql) and sorts by key. Its campaign folder and result."""
-    from m4agent.reference_export import export
-
-    folder = tmp_path_factory.mktemp("truth_copy")
-    truth = folder / "truth.csv"
-    export(TASK, data_dir, truth)
-    encoded = base64.b64encode(truth.read_bytes()).decode()
-    run_folder, result = _run(folder, data_dir, f"echo {encoded} | base64 -d > output.csv\n")
-    return folder / "campaign", result
-
-
-def test_output_identical_to_the_truth_is_graded_and_flagged_not_zeroed(truth_copy: tuple[Path, dict]) -> None:
-    _, result = truth_copy
+def test_output_identical_to_the_truth_is_graded_and_flagged_not_zeroed(hostile: Hostile) -> None:
+    result = hostile.result("truth_copy")
     assert result["outcome"] == Outcome.SCORED.value and result["reward"] == 1.0, result
     assert [flag["rule"] for flag in result["flags"]] == ["truth_copy"]
 
 
-def test_report_lists_the_flagged_run_apart_and_counts_it(truth_copy: tuple[Path, dict]) -> None:
+def test_report_lists_the_flagged_run_apart_and_counts_it(hostile: Hostile) -> None:
     from m4agent.reports import report, tables
 
-    campaign_dir, _ = truth_copy
-    built = report.build([campaign_dir])
+    built = report.build([hostile.campaign_dir])
     assert built["validity"]["integrity"]["flagged_for_review"] == 1
     [flagged] = [table for table in tables.validity_tables(built) if table.name == "flagged"]
     assert [row[1] for row in flagged.rows] == ["truth_copy"]
