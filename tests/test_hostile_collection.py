@@ -69,7 +69,13 @@ CASES = {
     "mount_table": "cat /proc/self/mountinfo",
     "egress_folder": "touch /run/m4agent-egress/planted && echo WROTE || echo REFUSED",
     "truth_copy": None,  # the truth export byte for byte (the fixture fills it in)
+    # the secret it was given, printed as it is and as its tools encode it: never in a record
+    "secret_printed": 'echo "$TEST_SECRET"; printf %s "$TEST_SECRET" | base64; echo "$TEST_SECRET" | base64\n'
+                      'printf %s "$TEST_SECRET" | od -An -tx1 | tr -d " \\n"; echo; printf %s "$TEST_SECRET" | rev\n'
+                      'echo a,b > output.csv',
+    "secret_written": 'echo a,b > output.csv; printf %s "$TEST_SECRET" | base64 > notes.txt',
 }
+SECRET = "m4agent-test-secret-7c1d9e2b44"
 
 
 class Hostile:
@@ -111,7 +117,7 @@ def hostile(engine: Any, data_dir: Path, tmp_path_factory: pytest.TempPathFactor
     campaign_dir = shell_campaign(folder, TASKS_DIR, "\n".join(lines), sorted(tasks.values()),
                                   f'workers = 2\n[limits]\nworkspace_size = "{WORKSPACE_LIMIT}"')
     free_before = shutil.disk_usage(folder).free
-    campaign.run(campaign_dir, data_dir, run_canary=False)
+    campaign.run(campaign_dir, data_dir, run_canary=False, secrets={"TEST_SECRET": SECRET})
     return Hostile(campaign_dir, tasks, free_before, shutil.disk_usage(folder).free)
 
 
@@ -190,6 +196,26 @@ def test_report_lists_the_flagged_run_apart_and_counts_it(hostile: Hostile) -> N
     from m4agent.reports import report, tables
 
     built = report.build([hostile.campaign_dir])
-    assert built["validity"]["integrity"]["flagged_for_review"] == 1
+    flagged_cases = {"truth_copy", "secret_printed", "secret_written"}
+    assert built["validity"]["integrity"]["flagged_for_review"] == len(flagged_cases)
     [flagged] = [table for table in tables.validity_tables(built) if table.name == "flagged"]
-    assert [row[1] for row in flagged.rows] == ["truth_copy"]
+    assert sorted(row[1] for row in flagged.rows) == ["secret_value", "secret_value", "truth_copy"]
+
+
+def test_secret_printed_in_any_spelling_reaches_no_record_and_is_flagged(hostile: Hostile) -> None:
+    from m4agent.harness.redact import spellings
+    from m4agent.harness.view import write_view
+
+    assert "[redacted]" in (hostile.folder("secret_printed") / "trace.log").read_text()
+    page = write_view(hostile.folder("secret_printed"))
+    forms = spellings([SECRET])
+    for path in [page, *hostile.campaign_dir.rglob("*")]:
+        if path.is_file():
+            data = path.read_bytes()
+            assert not [form for form in forms if form in data], path
+    assert "secret_value" in [flag["rule"] for flag in hostile.result("secret_printed")["flags"]]
+
+
+def test_secret_written_encoded_to_the_workspace_is_a_policy_violation(hostile: Hostile) -> None:
+    result = hostile.result("secret_written")
+    assert result["outcome"] == Outcome.POLICY_VIOLATION.value and "secret_value" in result["reason"], result

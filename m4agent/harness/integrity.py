@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from m4agent.errors import M4AgentError
-from m4agent.harness import layout
+from m4agent.harness import layout, redact
 from m4agent.harness.egress import EgressPolicy
 
 # --------------------------------------------------------------------------- egress verdict
@@ -94,7 +94,7 @@ def _policy_allows(policy: EgressPolicy, event: dict[str, Any]) -> bool:
 TEXT_SUFFIXES = frozenset({".csv", ".json", ".jsonl", ".md", ".py", ".r", ".sh", ".sql", ".toml", ".txt", ".yaml", ".yml"})
 MAX_SCAN_BYTES = 32 * 1024 * 1024  # per file; secrets beyond this prefix of a huge file are not seen
 MAX_FILES = 50_000  # a workspace with more entries is reported, not walked to the end
-MIN_SECRET_CHARS = 8  # shorter "secret values" (flags, empty strings) would match everywhere
+MIN_SECRET_CHARS = redact.MIN_CHARS
 _SNIFF_BYTES = 8192
 
 DATABASE_SUFFIXES = (".duckdb", ".duckdb.wal", ".db", ".sqlite", ".sqlite3", ".sqlite-shm", ".sqlite-wal")
@@ -254,7 +254,7 @@ class _Literals:
 
     def __init__(self, host_paths: list[str], secrets: list[str]) -> None:
         self.host_paths = [(path, os.fsencode(path)) for path in dict.fromkeys(host_paths)]
-        self.secrets = [value.encode("utf-8") for value in dict.fromkeys(secrets)]
+        self.secrets = redact.spellings(secrets)  # each value as it is and as an agent's tools encode it
 
     def redact(self, data: bytes) -> str:
         """``data`` as text with every secret value and secret-shaped string replaced (for paths and link targets)."""
@@ -323,9 +323,11 @@ def _scan_text(relative: str, data: bytes, literals: _Literals) -> list[Violatio
             hidden = len(match.group(0)) - len(match.group("keep"))
             excerpt = keep if hidden == 0 else f"{keep}[{hidden} bytes redacted]"
             found.append(Violation(relative, f"{RULE_SECRET}:{family}", excerpt))
-    for number, value in enumerate(literals.secrets, start=1):
+    for value in literals.secrets:
         if value in data:
-            found.append(Violation(relative, RULE_SECRET_VALUE, f"secret value #{number} ({len(value)} bytes)"))
+            found.append(Violation(relative, RULE_SECRET_VALUE, f"a secret given to the agent, or an encoding of "
+                                                                 f"it ({len(value)} bytes)"))
+            break
     for text, encoded in literals.host_paths:
         if encoded in data:
             found.append(Violation(relative, RULE_HOST_PATH, text[:120]))

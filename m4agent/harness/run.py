@@ -38,7 +38,7 @@ from typing import Any
 
 from m4agent import interrupts, workspaces
 from m4agent.errors import M4AgentError
-from m4agent.harness import collect, integrity, layout, ledger, records, trajectory
+from m4agent.harness import collect, integrity, layout, ledger, records, redact, trajectory
 from m4agent.harness import container as docker_layer
 from m4agent.harness.agents import Agent, AgentContext
 from m4agent.harness.conditions import place_skills
@@ -167,12 +167,33 @@ def run_attempt(ctx: RunContext, spec: RunSpec, agent: Agent, attempt: Path) -> 
     if interrupts.requested():  # Ctrl-C removed the container under the agent: not the agent's outcome
         record.outcome, record.reason = Outcome.INFRA_ERROR, records.INTERRUPTED
     record.ended_at = records.now()
+    redactor = redact.Redactor(list(ctx.secrets.values()))
+    held = _redact_records(redactor, attempt)
+    if held:  # the agent printed or kept a secret it was given: gone from the records, and flagged
+        record.extra.setdefault("flags", []).append({"rule": integrity.RULE_SECRET_VALUE, "path": ", ".join(held),
+                                                    "excerpt": "a secret given to the agent (redacted)"})
     records.finish_attempt(attempt, record)
     try:  # the raw trace stays as it is; its steps in the one trajectory format go beside it
         trajectory.write(attempt, agent)
     except Exception as exc:  # a trace no parser foresaw never fails the attempt; the raw trace is kept
         records.write_json_atomic(attempt / "trajectory.error.json", {"error": f"{type(exc).__name__}: {exc}"})
+    _redact_records(redactor, attempt)  # what was written from them (the record's reason, the trajectory)
     return record
+
+
+def _redact_records(redactor: redact.Redactor, attempt: Path) -> list[str]:
+    """Every secret spelling removed from the attempt's records (all but the graded output); the files
+    that held one."""
+    if not redactor:
+        return []
+    held = []
+    for path in sorted(attempt.iterdir()):
+        if path.name == layout.OUTPUT_NAME:
+            continue
+        found = redactor.tree(path) if path.is_dir() and not path.is_symlink() else \
+            ([path.name] if redactor.file(path) else [])
+        held += [f"{path.name}/{name}" for name in found] if path.is_dir() else found
+    return held
 
 
 def prepare_box(ctx: RunContext, spec: RunSpec, agent: Agent, scratch: Path, role: str, name: str,
