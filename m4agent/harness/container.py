@@ -207,8 +207,8 @@ class AgentContainer:
 
     def exec_capture(self, command: Sequence[str], timeout: float, out: Path, limit: int) -> tuple[ExecResult, bytes]:
         """Run a harness command (collection) as the agent's user: its standard output to ``out``, at most
-        ``limit`` bytes (``truncated`` past it, and the container killed: nothing more is read); returns
-        the result and the first 64 KiB of its standard error."""
+        ``limit`` bytes (``truncated`` past it: nothing more is read, and the caller removes the container);
+        returns the result and the first 64 KiB of its standard error."""
         errors = bytearray()
         with out.open("wb") as handle:
             ran = self._run(command, timeout, None, layout.WORKSPACE, handle, errors, False, limit)

@@ -6,8 +6,10 @@
 - ``workspace/`` and ``workspace.json``: what else the agent left, bounded, and the list of
   every entry (``collect``; the database file, a copy of the campaign's template, is not kept);
 - ``trace.log``: the agent's standard output and error, merged (bounded);
-- ``setup.log``, ``collect.log``: the harness's own phases;
-- ``egress.jsonl``: every decision of the egress proxy;
+- ``setup.log``: the harness's own setup phase;
+- ``egress.jsonl``: the egress proxy's decisions (bounded) and their summary;
+
+Every file but ``output.csv`` is written without the secrets given to the attempt (``redact``).
 - ``attempt.json``: the outcome and its facts (``records.AttemptRecord``).
 
 The phases: the container starts with the egress forwarder as its main process;
@@ -108,18 +110,17 @@ def _write_secrets(folder: Path, secrets: Mapping[str, str], uid: int, gid: int)
     return path
 
 
-def neutral_source(source: Path, mounts: Path, index: int) -> tuple[Path, bool]:
+def neutral_source(source: Path, mounts: Path, index: int) -> Path:
     """A copy of ``source`` under the scratch folder, so a mount's source names nothing of the host's
     layout (``/proc/self/mountinfo`` shows it): hard links (a file, or a folder's files), else a copy
-    of a file. A folder on another file system than the scratch folder is bound where it is: ``(source,
-    False)``."""
+    of a file. A folder on another file system than the scratch folder is bound where it is (``source``)."""
     target = mounts / f"m{index}"
     if source.is_file():
         try:
             os.link(source, target)
         except OSError:
             shutil.copyfile(source, target)
-        return target, True
+        return target
     try:
         for folder, _dirs, files in os.walk(source):
             place = target / Path(folder).relative_to(source)
@@ -128,8 +129,8 @@ def neutral_source(source: Path, mounts: Path, index: int) -> tuple[Path, bool]:
                 os.link(Path(folder) / name, place / name)
     except OSError:
         shutil.rmtree(target, ignore_errors=True)
-        return source, False
-    return target, True
+        return source
+    return target
 
 
 def _agent_script(agent_command: list[str]) -> list[str]:
@@ -173,7 +174,7 @@ def run_attempt(ctx: RunContext, spec: RunSpec, agent: Agent, attempt: Path) -> 
         record.extra.setdefault("flags", []).append({"rule": integrity.RULE_SECRET_VALUE, "path": ", ".join(held),
                                                     "excerpt": "a secret given to the agent (redacted)"})
     records.finish_attempt(attempt, record)
-    try:  # the raw trace stays as it is; its steps in the one trajectory format go beside it
+    try:  # the trace (redacted) stays as it is; its steps in the one trajectory format go beside it
         trajectory.write(attempt, agent)
     except Exception as exc:  # a trace no parser foresaw never fails the attempt; the raw trace is kept
         records.write_json_atomic(attempt / "trajectory.error.json", {"error": f"{type(exc).__name__}: {exc}"})
@@ -249,8 +250,7 @@ def prepare_box(ctx: RunContext, spec: RunSpec, agent: Agent, scratch: Path, rol
     mounts = scratch / "mounts"
     mounts.mkdir()
     for index, (host, target) in enumerate(outside):
-        source, _hidden = neutral_source(Path(host), mounts, index)
-        binds.append(docker_layer.Bind(source, target))
+        binds.append(docker_layer.Bind(neutral_source(Path(host), mounts, index), target))
 
     labels = {**docker_layer.campaign_labels(ctx.campaign_id, ctx.campaign_dir, role), docker_layer.LABEL_RUN: spec.key,
               docker_layer.LABEL_ATTEMPT: str(attempt_number)}
