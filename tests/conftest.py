@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -18,6 +19,14 @@ def mimic_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The default synthetic MIMIC-IV (200 patients, seed 42); treat it as read-only, copy it to write."""
     data_dir = tmp_path_factory.mktemp("mimic_seed42")
     return synthesize("mimic-iv", data_dir, patients=DEFAULT_PATIENTS, seed=DEFAULT_SEED)
+
+
+@pytest.fixture(scope="session")
+def engine() -> Any:
+    """The Docker engine with the agent image, for the modules that run containers (fails without them)."""
+    from support.harness import docker_engine
+
+    return docker_engine()
 
 
 @pytest.fixture(scope="session")

@@ -14,18 +14,12 @@ from typing import Any
 
 import pytest
 from support.dry_run import dry_run, task_script
-from support.harness import docker_engine
 
 from m4agent.harness import records
 from m4agent.harness.records import Outcome
 from m4agent.harness.view import write_view
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
-
-
-@pytest.fixture(scope="module")
-def engine() -> Any:
-    return docker_engine()
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.harness import docker_engine, shell_campaign
+from support.harness import shell_campaign
 
 from m4agent.grading.grade import GradingRunFailed
 from m4agent.harness import campaign, records
@@ -21,11 +21,6 @@ from m4agent.registry import TASKS_DIR
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 TASKS = ["eicu-gcs", "eicu-oasis"]
-
-
-@pytest.fixture(scope="module")
-def engine() -> Any:
-    return docker_engine()
 
 
 def test_damaged_data_directory_gives_no_run_a_zero_and_the_next_start_grades_them(

@@ -23,7 +23,6 @@ import pytest
 from support.harness import (
     campaign_id,
     cli,
-    docker_engine,
     results,
     shell_campaign,
     write_matrix,
@@ -37,11 +36,6 @@ pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
 CONDITIONS = '["no-skill", "with-skill", "with-skill-all", "with-skill-decoy", "with-skill-rawsql", "operational-spec"]'
 MIMIC_TASKS = None  # filled from the tree
-
-
-@pytest.fixture(scope="module")
-def engine() -> Any:
-    return docker_engine()
 
 
 @pytest.fixture(scope="module")

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.harness import docker_engine, shell_campaign
+from support.harness import shell_campaign
 
 from m4agent.harness import campaign, records
 from m4agent.harness.instructions import build_instruction
@@ -31,11 +31,6 @@ pytestmark = [pytest.mark.docker, pytest.mark.slow]
 TASK = "eicu-gcs"
 HARNESS_FAULTS = {Outcome.INFRA_ERROR.value, Outcome.QUOTA.value}
 WORKSPACE_LIMIT = "64m"
-
-
-@pytest.fixture(scope="module")
-def engine() -> Any:
-    return docker_engine()
 
 
 @pytest.fixture(scope="module")

@@ -178,7 +178,8 @@ def run_attempt(ctx: RunContext, spec: RunSpec, agent: Agent, attempt: Path) -> 
         trajectory.write(attempt, agent)
     except Exception as exc:  # a trace no parser foresaw never fails the attempt; the raw trace is kept
         records.write_json_atomic(attempt / "trajectory.error.json", {"error": f"{type(exc).__name__}: {exc}"})
-    _redact_records(redactor, attempt)  # what was written from them (the record's reason, the trajectory)
+    if redactor:  # the record's reason and ledger were read from the trace before it was redacted
+        redactor.file(attempt / records.ATTEMPT_FILE)
     return record
 
 
