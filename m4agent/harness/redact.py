@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import base64
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 
 MIN_CHARS = 8  # shorter "secret values" (flags, empty strings) would match everywhere
@@ -77,12 +77,13 @@ class Redactor:
             partial.unlink()
         return found
 
-    def tree(self, root: Path) -> list[str]:
-        """Redact every regular file under ``root`` (never following a link); the files that held a secret."""
+    def tree(self, root: Path, untouched: Collection[str] = ()) -> list[str]:
+        """Redact every regular file under ``root`` but the ``untouched`` ones (paths relative to ``root``),
+        never following a link; the files that held a secret."""
         held = []
         for folder, _dirs, files in os.walk(root):
             for name in files:
-                path = Path(folder) / name
-                if self.file(path):
-                    held.append(path.relative_to(root).as_posix())
+                relative = (Path(folder) / name).relative_to(root).as_posix()
+                if relative not in untouched and self.file(Path(folder) / name):
+                    held.append(relative)
         return sorted(held)

@@ -186,16 +186,7 @@ def run_attempt(ctx: RunContext, spec: RunSpec, agent: Agent, attempt: Path) -> 
 def _redact_records(redactor: redact.Redactor, attempt: Path) -> list[str]:
     """Every secret spelling removed from the attempt's records (all but the graded output); the files
     that held one."""
-    if not redactor:
-        return []
-    held = []
-    for path in sorted(attempt.iterdir()):
-        if path.name == layout.OUTPUT_NAME:
-            continue
-        found = redactor.tree(path) if path.is_dir() and not path.is_symlink() else \
-            ([path.name] if redactor.file(path) else [])
-        held += [f"{path.name}/{name}" for name in found] if path.is_dir() else found
-    return held
+    return redactor.tree(attempt, untouched={layout.OUTPUT_NAME}) if redactor else []
 
 
 def prepare_box(ctx: RunContext, spec: RunSpec, agent: Agent, scratch: Path, role: str, name: str,
