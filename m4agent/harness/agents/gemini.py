@@ -2,9 +2,10 @@
 
 Command line as M4Bench runs it (``HARNESS.md`` section 1.8): ``--approval-mode yolo
 --skip-trust [-m M] -p``, plus ``--output-format stream-json`` so the trace is
-structured (M4Bench kept plain text and had no token counts for Gemini). The run's home
-gets ``.gemini/settings.json``: the auth type, usage statistics and telemetry off,
-extensions off, skills on. Auth: ``GEMINI_API_KEY`` from the secrets file, or the
+structured (M4Bench kept plain text and had no token counts for Gemini) and ``--extensions
+none`` (the CLI's one switch for all extensions; its settings only list extensions by name
+in ``extensions.disabled``). The run's home gets ``.gemini/settings.json``: the auth type,
+usage statistics and telemetry off, skills on. Auth: ``GEMINI_API_KEY`` from the secrets file, or the
 Google login files (``oauth_creds.json``). Reasoning: the provider's default (M4Bench's
 ``auto``); Gemini CLI has no effort flag.
 
@@ -29,14 +30,14 @@ class Gemini(CliAgent):
         argv = ["gemini", "--approval-mode", "yolo", "--skip-trust"]
         if ctx.model != "default":
             argv += ["-m", ctx.model]
-        return argv + ["--output-format", "stream-json", "-p", ctx.instruction]
+        return argv + ["--extensions", "none", "--output-format", "stream-json", "-p", ctx.instruction]
 
     def home_files(self, ctx: AgentContext) -> dict[str, str]:
         auth = "oauth-personal" if ctx.options.get("auth") == "subscription" else "gemini-api-key"
         settings = {"security": {"auth": {"selectedType": auth}},
                     "privacy": {"usageStatisticsEnabled": False}, "telemetry": {"enabled": False},
                     "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
-                    "extensions": {"disabled": True}, "skills": {"enabled": True}}
+                    "skills": {"enabled": True}}
         return {".gemini/settings.json": json.dumps(settings, indent=2)}
 
     def usage(self, trace_text: str) -> dict[str, int]:
