@@ -73,7 +73,7 @@ class Anthropic(Protocol):
         ]
         return Reply(200, "text/event-stream", chunks=chunks)
 
-    def failure(self, kind: str) -> Reply:
+    def failure(self, kind: str, model: str) -> Reply:
         kinds = {
             "rate_limit": (429, "rate_limit_error", "This request would exceed the rate limit for your organization."
                            " Please try again later."),
@@ -81,6 +81,7 @@ class Anthropic(Protocol):
             "invalid_key": (401, "authentication_error", "invalid x-api-key"),
             "quota": (400, "invalid_request_error", "Your credit balance is too low to access the Anthropic API. "
                       "Please go to Plans & Billing to upgrade or purchase credits."),
+            "unknown_model": (404, "not_found_error", f"model: {model}"),
         }
         status, error_type, message = kinds[kind]
         # the CLI is told not to retry, so a dry run of a failure ends in seconds (the provider says "true")

@@ -106,7 +106,7 @@ class Gemini(Protocol):
             return json_reply(payload)
         return Reply(200, "text/event-stream", chunks=[sse(payload)])
 
-    def failure(self, kind: str) -> Reply:
+    def failure(self, kind: str, model: str) -> Reply:
         kinds = {
             "rate_limit": (429, "RESOURCE_EXHAUSTED", "Resource has been exhausted (e.g. check quota).", []),
             "server_error": (500, "INTERNAL", "An internal error has occurred. Please retry or report.", []),
@@ -118,6 +118,9 @@ class Gemini(Protocol):
                       [{"@type": "type.googleapis.com/google.rpc.QuotaFailure", "violations": [
                           {"quotaMetric": "generativelanguage.googleapis.com/generate_content_free_tier_requests",
                            "quotaId": "GenerateRequestsPerDayPerProjectPerModel-FreeTier"}]}]),
+            "unknown_model": (404, "NOT_FOUND", f"models/{model} is not found for API version v1beta, or is not "
+                              "supported for generateContent. Call ListModels to see the list of available models "
+                              "and their supported methods.", []),
         }
         status, code, message, details = kinds[kind]
         return json_reply({"error": {"code": status, "message": message, "status": code, "details": details}},

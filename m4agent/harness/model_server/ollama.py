@@ -64,8 +64,9 @@ class Ollama(Protocol):
                   (json.dumps({**final, "message": {"role": "assistant", "content": ""}}) + "\n").encode()]
         return Reply(200, "application/x-ndjson", chunks=chunks)
 
-    def failure(self, kind: str) -> Reply:
+    def failure(self, kind: str, model: str) -> Reply:
         kinds = {"rate_limit": (429, "too many requests"), "server_error": (500, "llama runner process has terminated"),
-                 "invalid_key": (401, "unauthorized"), "quota": (429, "quota exceeded")}
+                 "invalid_key": (401, "unauthorized"), "quota": (429, "quota exceeded"),
+                 "unknown_model": (404, f"model '{model}' not found")}
         status, message = kinds[kind]
         return json_reply({"error": message}, status)

@@ -16,7 +16,7 @@ from m4agent.harness.model_server.answers import Answer, new_id
 from m4agent.harness.model_server.protocol import Protocol, Reply, json_reply, sse
 
 
-def _openai_error(kind: str) -> Reply:
+def _openai_error(kind: str, model: str) -> Reply:
     kinds = {
         "rate_limit": (429, "Rate limit reached for requests per min (RPM). Please try again in 1s.",
                        "requests", "rate_limit_exceeded"),
@@ -26,6 +26,8 @@ def _openai_error(kind: str) -> Reply:
                         "https://platform.openai.com/account/api-keys.", "invalid_request_error", "invalid_api_key"),
         "quota": (429, "You exceeded your current quota, please check your plan and billing details.",
                   "insufficient_quota", "insufficient_quota"),
+        "unknown_model": (404, f"The model `{model}` does not exist or you do not have access to it.",
+                          "invalid_request_error", "model_not_found"),
     }
     status, message, error_type, code = kinds[kind]
     headers = {"retry-after": "0"} if kind == "rate_limit" else {}
@@ -106,8 +108,8 @@ class Responses(Protocol):
                    sse({"type": "response.completed", "response": response}, "response.completed")]
         return Reply(200, "text/event-stream", chunks=chunks)
 
-    def failure(self, kind: str) -> Reply:
-        return _openai_error(kind)
+    def failure(self, kind: str, model: str) -> Reply:
+        return _openai_error(kind, model)
 
     def other(self, method: str, path: str, body: dict[str, Any]) -> Reply | None:
         if method == "GET":  # the Responses API over WebSocket (Codex tries it first): not served
@@ -171,5 +173,5 @@ class ChatCompletions(Protocol):
                   sse("[DONE]")]
         return Reply(200, "text/event-stream", chunks=chunks)
 
-    def failure(self, kind: str) -> Reply:
-        return _openai_error(kind)
+    def failure(self, kind: str, model: str) -> Reply:
+        return _openai_error(kind, model)

@@ -58,8 +58,8 @@ class Protocol:
     def render(self, answer: Answer, stream: bool) -> Reply:
         raise NotImplementedError
 
-    def failure(self, kind: str) -> Reply:
-        """The provider's own answer for a failure kind (``script.FAILURES`` but ``hang``)."""
+    def failure(self, kind: str, model: str) -> Reply:
+        """The provider's own answer for a failure kind (``script.FAILURES`` but ``hang``) to a call of ``model``."""
         raise NotImplementedError
 
     def other(self, method: str, path: str, body: dict[str, Any]) -> Reply | None:

@@ -9,7 +9,7 @@ CLI that retries a request gets the same turn again). A turn is one of:
   picks the agent's own shell tool from the tools the request declares);
 - ``text = "..."``: a final answer (the conversation ends);
 - ``fail = "KIND"``: a provider failure (``FAILURES``): rate limit, server error,
-  invalid key, exhausted quota, or a hang that never answers.
+  invalid key, exhausted quota, a model that does not exist, or a hang that never answers.
 
 Each turn may carry ``usage``: the tokens the server reports for it, as
 ``{input, output, cache_read, cache_write, reasoning}`` (uncached input, output,
@@ -39,7 +39,7 @@ from typing import Any
 
 from m4agent.errors import M4AgentError
 
-FAILURES = ("rate_limit", "server_error", "invalid_key", "quota", "hang")
+FAILURES = ("rate_limit", "server_error", "invalid_key", "quota", "unknown_model", "hang")
 USAGE_FIELDS = ("input", "output", "cache_read", "cache_write", "reasoning")
 
 

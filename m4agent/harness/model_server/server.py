@@ -251,7 +251,7 @@ class ScriptedModelServer:
         kind = fault or turn.fail
         if kind is not None:
             entry["kind"] = f"fail:{kind}"
-            return None if kind == "hang" else protocol.failure(kind)
+            return None if kind == "hang" else protocol.failure(kind, model)
         if turn.shell is not None:
             call = shell_call(tools, turn.shell, protocol.call_prefix)
             if call is None:
