@@ -112,8 +112,9 @@ class Gemini(Reader):
         return None
 
     def finished(self, docs: list[Doc]) -> bool:
+        """A candidate's ``finishReason``, or a prompt refused whole (``promptFeedback``, no candidates)."""
         return any(as_dict(next(iter(as_list(a.get("candidates"))), None)).get("finishReason")
-                   for a in _answers(docs))
+                   or as_dict(a.get("promptFeedback")).get("blockReason") for a in _answers(docs))
 
 
 def gemini_error(error: dict[str, Any]) -> ProviderError:

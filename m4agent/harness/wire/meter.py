@@ -4,7 +4,8 @@
 path, as the scripted model server tells them) and returns a ``Metered``: the numbers
 and steps the harness records instead of the CLI's own report, which the agent's tool
 commands can forge. Exchanges that are not model calls (token counts, model lists,
-logins, telemetry) get ``protocol`` None and only a failure class.
+logins, telemetry, Codex's WebSocket attempt) get ``protocol`` None and only a failure
+class: informative (a key refused on a model list), but no model call's failure.
 
 The bytes are the provider's and the agent's, so nothing here trusts them: bodies are
 decoded within ``decode.MAX_DECODED``, every text field is cut at ``reader.MAX_TEXT``
