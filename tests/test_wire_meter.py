@@ -201,7 +201,7 @@ def test_the_tool_call_id_is_the_one_on_the_wire(server: ScriptedModelServer, pr
 @pytest.mark.parametrize(("protocol", "stream"), PROTOCOLS, ids=IDS)
 def test_the_tool_result_sent_back_is_read_with_the_calls_id(server: ScriptedModelServer, protocol: str,
                                                             stream: bool) -> None:
-    call_id = "bash" if protocol == "ollama" else meter(_call(server, protocol, stream)).calls[0].id
+    call_id = meter(_call(server, protocol, stream)).calls[0].id  # Ollama's: the tool name, as its results
     got = meter(_call(server, protocol, stream, turn=1, call_id=call_id, output="42\n"))
     assert [(r.id, r.output) for r in got.results] == [(call_id, "42\n")]
 
@@ -220,6 +220,33 @@ def test_tool_results_before_the_last_model_turn_are_not_sent_again(server: Scri
                                                        "content": "new output"}]}]
     got = meter(_send(server, path, json.dumps(body).encode(), headers))
     assert [(r.id, r.output) for r in got.results] == [("toolu_new", "new output")]
+
+
+def _codex_turns(*turns: list[dict[str, Any]]) -> dict[str, Any]:
+    path, body, _ = _codex(0, True)
+    for items in turns:
+        body["input"] += [{"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "x"}, *items]
+    return body
+
+
+def _called(call_id: str) -> dict[str, Any]:
+    return {"type": "function_call", "name": "shell", "call_id": call_id, "arguments": '{"command": ["ls"]}'}
+
+
+def _output(call_id: str) -> dict[str, Any]:
+    return {"type": "function_call_output", "call_id": call_id, "output": f"out {call_id}"}
+
+
+def test_codex_outputs_recorded_after_each_of_parallel_calls_are_all_read(server: ScriptedModelServer) -> None:
+    body = _codex_turns([_called("call_a"), _output("call_a"), _called("call_b"), _output("call_b")])
+    got = meter(_send(server, "/v1/responses", json.dumps(body).encode(), {}))
+    assert [r.id for r in got.results] == ["call_a", "call_b"]
+
+
+def test_codex_outputs_of_an_earlier_turn_are_not_read_again(server: ScriptedModelServer) -> None:
+    body = _codex_turns([_called("call_a"), _output("call_a")], [_called("call_b"), _output("call_b")])
+    got = meter(_send(server, "/v1/responses", json.dumps(body).encode(), {}))
+    assert [r.id for r in got.results] == ["call_b"]
 
 
 def test_a_long_tool_output_is_cut_at_the_text_bound(server: ScriptedModelServer) -> None:
@@ -280,6 +307,13 @@ def test_a_stream_cut_by_the_capture_cap_is_no_provider_failure(server: Scripted
     cut = exchange.response_body[:exchange.response_body.index(b"event: message_delta")]
     got = meter(Exchange(**{**exchange.__dict__, "response_body": cut, "truncated": True}))
     assert got.error is None and any("capture" in note for note in got.notes)
+
+
+def test_an_answer_in_an_encoding_the_meter_cannot_read_is_no_provider_failure(server: ScriptedModelServer) -> None:
+    exchange = _call(server, "openai-chat", True)
+    headers = (*exchange.response_headers, ("Content-Encoding", "br"))
+    got = meter(Exchange(**{**exchange.__dict__, "response_headers": headers}))
+    assert got.error is None and any("'br'" in note for note in got.notes)
 
 
 def test_an_error_event_inside_a_200_stream_is_a_server_error(server: ScriptedModelServer) -> None:
@@ -411,6 +445,14 @@ def test_a_gemini_key_in_the_query_is_read() -> None:
 
 def test_a_request_without_a_credential_is_none() -> None:
     assert credential(_with((("Authorization", "Bearer "),)), [KEY]) == "none"
+
+
+def test_a_basic_authorization_is_a_credential_too() -> None:
+    assert credential(_with((("Authorization", "Basic dXNlcjpwYXNz"),)), [KEY]) == "other"
+
+
+def test_one_secret_given_as_a_string_is_compared_whole() -> None:
+    assert credential(_with((("x-api-key", "s"),)), KEY + "s") == "other"
 
 
 def test_the_campaign_key_beside_another_is_other() -> None:

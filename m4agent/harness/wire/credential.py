@@ -26,8 +26,7 @@ def _presented(ex: Exchange) -> list[str]:
             found.append(value)
         elif name == "authorization":
             scheme, _, token = value.partition(" ")
-            if scheme.lower() == "bearer":
-                found.append(token.strip())
+            found.append(token.strip() if scheme.lower() == "bearer" else value)
     try:
         found += [value for key, value in parse_qsl(ex.query) if key == "key"]
     except ValueError:
@@ -41,6 +40,6 @@ def credential(ex: Exchange, secrets: Iterable[str]) -> str:
     presented = _presented(ex)
     if not presented:
         return "none"
-    known = [s.encode() for s in secrets if s]
+    known = [s.encode() for s in ([secrets] if isinstance(secrets, str) else secrets) if s]
     ours = [any(hmac.compare_digest(value.encode(), secret) for secret in known) for value in presented]
     return "campaign" if all(ours) else "other"

@@ -2,7 +2,8 @@
 (``/v1internal:generateContent``, Gemini CLI with a Google login), which wraps the same
 request in ``{"model", "project", "request"}`` and each answer in ``{"response": ...}``.
 
-Usage from ``usageMetadata`` (the last one of a stream): ``promptTokenCount`` includes
+A call without an id (the Gemini API sends none) takes its tool's name as id, as its
+``functionResponse`` does. Usage from ``usageMetadata`` (the last one of a stream): ``promptTokenCount`` includes
 ``cachedContentTokenCount``; output is ``candidatesTokenCount`` plus
 ``thoughtsTokenCount``, reasoning the thoughts. Gemini leaves zero counts out, so inside
 a present ``usageMetadata`` an absent count is 0; tool-use prompt tokens
@@ -88,7 +89,8 @@ class Gemini(Reader):
             for part in map(as_dict, as_list(as_dict(candidate.get("content")).get("parts"))):
                 if isinstance(part.get("functionCall"), dict):
                     function = part["functionCall"]
-                    calls.append(call(function.get("id"), function.get("name"), function.get("args")))
+                    calls.append(call(function.get("id") or function.get("name"), function.get("name"),
+                                      function.get("args")))
                 elif isinstance(part.get("text"), str) and not part.get("thought"):
                     texts.append(part["text"])
         return calls, bounded("".join(texts))

@@ -85,7 +85,9 @@ def _meter(ex: Exchange) -> Metered:
     notes = ["capture cut: a body was longer than the proxy keeps"] if ex.truncated else []
     reader = reader_for(ex.method, ex.path)
     request = as_dict(load_json(_body(ex.request_body, ex.request_headers, "request", notes)))
+    noted = len(notes)
     answer = _body(ex.response_body, ex.response_headers, "response", notes) if ex.status is not None else b""
+    undecoded = len(notes) > noted
     docs = documents(answer, header(ex.response_headers, "content-type"))
     ok = ex.status is not None and 200 <= ex.status < 300
     if ex.status is not None and not ok:
@@ -95,8 +97,8 @@ def _meter(ex: Exchange) -> Metered:
     error = errors.classify(ex.status, problem)
     fallback = NO_ANSWER if ex.status is None else f"HTTP {ex.status}"
     if reader is not None and ok and error is None and not reader.finished(docs):
-        if ex.truncated:
-            notes.append("the answer's closing event is past the capture cut")
+        if ex.truncated or undecoded:
+            notes.append("the answer's closing event was not seen (cut by the capture, or not decoded)")
         else:  # the provider cut its answer short (or sent something that is not its format)
             error = "server_error"
             fallback = "the answer ended before its closing event" if docs else "the answer is not readable"
@@ -105,7 +107,7 @@ def _meter(ex: Exchange) -> Metered:
         return Metered(None, error=error, error_detail=detail, notes=tuple(notes))
     calls, text = reader.answer(docs) if ok else ([], "")
     streaming = reader.streaming(request, ex.path) if request else \
-        "event-stream" in header(ex.response_headers, "content-type").lower()
+        any(kind in header(ex.response_headers, "content-type").lower() for kind in ("event-stream", "ndjson"))
     return Metered(reader.name, reader.model(request, ex.path, docs), streaming, reader.usage(docs), error, detail,
                    tuple(calls[:MAX_ITEMS]), text,
                    tuple(reader.results(reader.conversation(request))[:MAX_ITEMS]), tuple(notes))

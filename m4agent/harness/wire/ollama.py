@@ -1,7 +1,8 @@
 """Ollama's native chat (``POST /api/chat``), newline-delimited JSON when streaming (its default).
 
 Usage: ``prompt_eval_count`` (input) and ``eval_count`` (output), on the closing
-``done`` line; Ollama reports no cache or reasoning counts.
+``done`` line; Ollama reports no cache or reasoning counts. Calls carry no id in older
+Ollama versions and results name their tool (``tool_name``): the tool's name stands in.
 """
 
 from __future__ import annotations
@@ -57,7 +58,8 @@ class Ollama(Reader):
             texts.append(as_text(message.get("content")))
             for raw in map(as_dict, as_list(message.get("tool_calls"))):
                 function = as_dict(raw.get("function"))
-                calls.append(call(raw.get("id"), function.get("name"), function.get("arguments")))
+                calls.append(call(raw.get("id") or function.get("name"), function.get("name"),
+                                  function.get("arguments")))
         return calls, bounded("".join(texts))
 
     def results(self, request: dict[str, Any]) -> list[Result]:

@@ -33,6 +33,7 @@ from m4agent.harness.wire.reader import (
 
 _CLOSING = ("response.completed", "response.incomplete", "response.failed")
 _MODEL_ITEMS = ("function_call", "local_shell_call", "custom_tool_call", "reasoning")
+_OUTPUTS = ("function_call_output", "custom_tool_call_output", "local_shell_call_output")
 
 
 def _model(request: dict[str, Any], responses: list[dict[str, Any]]) -> str | None:
@@ -102,11 +103,18 @@ class Responses(Reader):
         return calls, bounded("".join(texts))
 
     def results(self, request: dict[str, Any]) -> list[Result]:
-        items = as_list(request.get("input"))
-        newer = after_last(items, lambda i: i.get("type") in _MODEL_ITEMS or
-                           (i.get("type", "message") == "message" and i.get("role") == "assistant"))
-        return [result(i.get("call_id"), i.get("output")) for i in map(as_dict, newer)
-                if i.get("type") in ("function_call_output", "custom_tool_call_output", "local_shell_call_output")]
+        """The outputs of the last turn's calls. Codex records each call's output right after the call
+        (``call, output, call, output``), so the turn is walked back to its start: a message, or the
+        reasoning item a reasoning model opens each turn with. Consecutive turns with neither between
+        them read as one; a result's id tells a caller it has seen it."""
+        found: list[Result] = []
+        for item in reversed([as_dict(i) for i in as_list(request.get("input"))]):
+            kind = item.get("type", "message")
+            if kind in _OUTPUTS:
+                found.append(result(item.get("call_id"), item.get("output")))
+            elif kind not in _MODEL_ITEMS or kind == "reasoning":
+                break
+        return found[::-1]
 
     def stream_error(self, docs: list[Doc]) -> ProviderError | None:
         for doc in values(docs):
