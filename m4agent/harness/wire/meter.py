@@ -63,13 +63,6 @@ def reader_for(method: str, path: str) -> Reader | None:
     return next((r for r in READERS if r.matches(method.upper(), path)), None)
 
 
-def _body(body: bytes, headers: tuple[tuple[str, str], ...], which: str, notes: list[str]) -> bytes:
-    decoded = decode(body, header(headers, "content-encoding"))
-    if decoded.problem:
-        notes.append(f"{which} body: {decoded.problem}")
-    return decoded.data
-
-
 def _request_values(ex: Exchange) -> list[str]:
     """Every value the request carried in headers or query: never to appear in a detail."""
     found = [value.strip() for _, value in ex.request_headers]
@@ -82,13 +75,13 @@ def _request_values(ex: Exchange) -> list[str]:
 
 
 def _meter(ex: Exchange) -> Metered:
+    sent = decode(ex.request_body, header(ex.request_headers, "content-encoding"))
+    answer = decode(ex.response_body, header(ex.response_headers, "content-encoding"))
     notes = ["capture cut: a body was longer than the proxy keeps"] if ex.truncated else []
+    notes += [f"{which} body: {d.problem}" for which, d in (("request", sent), ("response", answer)) if d.problem]
     reader = reader_for(ex.method, ex.path)
-    request = as_dict(load_json(_body(ex.request_body, ex.request_headers, "request", notes)))
-    noted = len(notes)
-    answer = _body(ex.response_body, ex.response_headers, "response", notes) if ex.status is not None else b""
-    undecoded = len(notes) > noted
-    docs = documents(answer, header(ex.response_headers, "content-type"))
+    request = as_dict(load_json(sent.data))
+    docs = documents(answer.data, header(ex.response_headers, "content-type"))
     ok = ex.status is not None and 200 <= ex.status < 300
     if ex.status is not None and not ok:
         problem = errors.provider_error(docs)
@@ -97,7 +90,7 @@ def _meter(ex: Exchange) -> Metered:
     error = errors.classify(ex.status, problem)
     fallback = NO_ANSWER if ex.status is None else f"HTTP {ex.status}"
     if reader is not None and ok and error is None and not reader.finished(docs):
-        if ex.truncated or undecoded:
+        if ex.truncated or answer.problem:
             notes.append("the answer's closing event was not seen (cut by the capture, or not decoded)")
         else:  # the provider cut its answer short (or sent something that is not its format)
             error = "server_error"
