@@ -316,6 +316,12 @@ def test_an_answer_in_an_encoding_the_meter_cannot_read_is_no_provider_failure(s
     assert got.error is None and any("'br'" in note for note in got.notes)
 
 
+def test_a_chat_stream_whose_chunks_say_error_null_is_no_failure(server: ScriptedModelServer) -> None:
+    exchange = _call(server, "openai-chat", True)
+    nulls = exchange.response_body.replace(b'"chat.completion.chunk"', b'"chat.completion.chunk", "error": null')
+    assert meter(Exchange(**{**exchange.__dict__, "response_body": nulls})).error is None
+
+
 def test_an_error_event_inside_a_200_stream_is_a_server_error(server: ScriptedModelServer) -> None:
     exchange = _call(server, "anthropic", True)
     overloaded = (b'event: error\ndata: {"type": "error", "error": {"type": "overloaded_error", '

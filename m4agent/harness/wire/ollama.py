@@ -69,7 +69,7 @@ class Ollama(Reader):
 
     def stream_error(self, docs: list[Doc]) -> ProviderError | None:
         for doc in values(docs):
-            if "error" in doc:
+            if doc.get("error"):
                 return ProviderError(message=as_text(doc.get("error")) or str(doc.get("error"))[:200])
         return None
 

@@ -179,8 +179,8 @@ class ChatCompletions(Reader):
 
     def stream_error(self, docs: list[Doc]) -> ProviderError | None:
         for doc in values(docs):
-            if "error" in doc:
-                return _error(doc.get("error")) or ProviderError(message=as_text(doc.get("error")))
+            if doc.get("error"):  # compatible servers send "error": null in every chunk
+                return _error(doc.get("error")) or ProviderError(message=str(doc.get("error"))[:200])
         return None
 
     def finished(self, docs: list[Doc]) -> bool:
