@@ -94,13 +94,21 @@ def test_a_subscription_without_login_files_says_to_log_in(tmp_path: Path) -> No
         get_agent("claude").mounts({"auth": "subscription", "auth_dir": str(tmp_path)})
 
 
-def test_a_ca_certificate_is_added_to_the_system_bundle_for_the_cli(tmp_path: Path) -> None:
+def test_the_cli_trusts_the_metering_ca_beside_the_system_bundle() -> None:
+    script = get_agent("codex").command(_ctx({}))[2]
+    assert "/etc/ssl/certs/ca-certificates.crt /run/m4agent-ca/ca.pem" in script and "SSL_CERT_FILE=" in script
+
+
+def test_a_ca_cert_option_is_the_proxys_upstream_trust_not_a_mount(tmp_path: Path) -> None:
     ca = tmp_path / "ca.pem"
     ca.write_text("-----BEGIN CERTIFICATE-----\n")
     codex = get_agent("codex")
-    assert codex.mounts({"ca_cert": str(ca)}) == [(ca, "/opt/m4agent-agent/ca.pem")]
-    script = codex.command(_ctx({"ca_cert": str(ca)}))[2]
-    assert "/etc/ssl/certs/ca-certificates.crt /opt/m4agent-agent/ca.pem" in script and "SSL_CERT_FILE=" in script
+    assert codex.mounts({"ca_cert": str(ca)}) == [] and codex.upstream_ca({"ca_cert": str(ca)}) == ca
+
+
+def test_a_ca_cert_that_is_no_file_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(M4AgentError, match="is not a file"):
+        get_agent("claude").mounts({"ca_cert": str(tmp_path / "missing.pem")})
 
 
 @pytest.mark.parametrize(("text", "outcome"), [

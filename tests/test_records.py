@@ -88,8 +88,13 @@ def test_stale_temporaries_of_an_interrupted_write_are_removed(tmp_path: Path) -
     assert not list(tmp_path.glob(".*.tmp"))
 
 
-def test_only_quota_and_infra_errors_are_retryable() -> None:
-    assert {o for o in Outcome if o.retryable} == {Outcome.QUOTA, Outcome.INFRA_ERROR}
+def test_only_the_providers_and_the_harnesss_failures_are_retryable() -> None:
+    assert {o for o in Outcome if o.retryable} == {Outcome.QUOTA, Outcome.INVALID_KEY, Outcome.INFRA_ERROR}
+
+
+def test_a_refused_key_stops_the_queue_and_uses_up_no_retry() -> None:
+    refused = records.AttemptRecord(number=1, outcome=Outcome.INVALID_KEY)
+    assert Outcome.INVALID_KEY.stops_queue and records.counted_retries([refused]) == 0
 
 
 def test_a_flood_of_violations_keeps_the_first_of_each_rule_and_counts_them_all(tmp_path: Path) -> None:

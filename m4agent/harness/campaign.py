@@ -43,14 +43,15 @@ from typing import Any
 
 from m4agent import interrupts
 from m4agent.errors import M4AgentError
-from m4agent.harness import canary, ledger, records, templates
+from m4agent.harness import canary, ledger, probe, records, templates
 from m4agent.harness import container as docker_layer
 from m4agent.harness.conditions import skill_name_conflicts
 from m4agent.harness.egress import EgressPolicy, policy_for
 from m4agent.harness.image import cli_versions, ensure_image, image_tag
 from m4agent.harness.matrix import Matrix, build, load_source, merge
-from m4agent.harness.records import AttemptRecord, Outcome, RunSpec, RunState
+from m4agent.harness.records import AttemptRecord, RunSpec, RunState
 from m4agent.harness.run import RunContext, run_attempt, scratch_root
+from m4agent.harness.wire.certs import MeteringCA
 from m4agent.locking import data_dir_lock
 from m4agent.paths import PROJECT_ROOT
 from m4agent.registry import TASKS_DIR, Task, all_tasks
@@ -59,6 +60,7 @@ CAMPAIGN_FILE = "campaign.json"
 PLAN_FILE = "plan.json"
 LOCK_FILE = "lock.json"
 MUTEX_FILE = ".harness.lock"
+PREFLIGHT_FILE = "preflight.json"  # the preflight's answer per agent and model (probe)
 GRADE_BATCH_SECONDS = 5.0
 BACKOFF_MAX_SECONDS = 60.0
 
@@ -268,7 +270,7 @@ def _result(spec: RunSpec, final: AttemptRecord, tried: int, grading: dict[str, 
     return result
 
 
-FINAL_FILES = ("output.csv", "trace.log", "egress.jsonl")
+FINAL_FILES = ("output.csv", "trace.log", "egress.jsonl", "wire.jsonl")
 
 
 def _link_atomic(source: Path, target: Path) -> None:
@@ -404,6 +406,25 @@ def _scratch(campaign_id: str) -> Iterator[None]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def _preflight_models(ctx: RunContext, matrix: Matrix, pending: list[RunSpec]) -> None:
+    """One minimal request per agent and model of the pending runs (``probe``); raise on any problem."""
+    pairs = sorted({(spec.agent, spec.model) for spec in pending if matrix.agents[spec.agent].agent.calls_models})
+    if not pairs:
+        return
+    assert ctx.metering_ca is not None
+    labels = docker_layer.campaign_labels(ctx.campaign_id, ctx.campaign_dir, "probe")
+    found = probe.preflight(ctx.engine, ctx.image,
+                            [(matrix.agents[a].agent, matrix.agents[a].options, m) for a, m in pairs],
+                            ctx.secrets, ctx.policy, ctx.scratch(), ctx.metering_ca, labels)
+    records.write_json_atomic(ctx.campaign_dir / PREFLIGHT_FILE, {"probes": [p.to_json() for p in found]})
+    probe.require(found)
+
+
+def _per_run_usd(matrix: Matrix) -> float | None:
+    value = matrix.source.get("budget", {}).get("per_run_usd")
+    return None if value is None else float(value)
+
+
 def _check_keys(matrix: Matrix, secrets: dict[str, str]) -> None:
     """Every agent's API key is in the secrets: a missing one stops the start before any run, rather
     than failing every attempt as the provider's refusal."""
@@ -434,11 +455,15 @@ Progress = Callable[[str, RunSpec, AttemptRecord | None], None]
 
 def run(campaign_dir: Path, data_dir: Path, workers: int | None = None, wait: bool = True,
         secrets: dict[str, str] | None = None, on_event: Progress | None = None,
-        run_canary: bool = True, routes: tuple[tuple[str, str, int], ...] = ()) -> dict[str, Any]:
+        run_canary: bool = True, routes: tuple[tuple[str, str, int], ...] = (),
+        preflight: bool = True) -> dict[str, Any]:
     """Run (or resume) every pending run of a planned campaign, then grade; returns ``status``.
 
     ``routes`` send model hosts to given addresses (``(host, address, port)``, e.g. a provider's host
-    to the scripted model server, or a local model endpoint); they are part of the egress policy."""
+    to the scripted model server, or a local model endpoint); they are part of the egress policy.
+    ``preflight`` first sends one minimal request per agent and model of the pending runs
+    (``probe``): a rejected key, an unknown model or an unreachable provider stops the start
+    before any run, and the answers are kept in ``preflight.json``."""
     campaign_dir = campaign_dir.resolve()
     matrix, tasks, meta = _matrix(campaign_dir)
     specs = planned_runs(campaign_dir)
@@ -465,8 +490,12 @@ def run(campaign_dir: Path, data_dir: Path, workers: int | None = None, wait: bo
                          campaign_dir=campaign_dir, policy=policy, limits=matrix.limits,
                          secrets=secrets or {},
                          agent_options={name: entry.options for name, entry in matrix.agents.items()},
-                         solutions=truth, templates=built)
+                         solutions=truth, templates=built, per_run_usd=_per_run_usd(matrix))
+        ctx.metering_ca = MeteringCA(ctx.scratch() / "metering-ca")  # one per start; its key never leaves memory
         _write_lock(campaign_dir, ctx, matrix, tasks, cli_versions(engine, image))
+        if preflight:
+            _preflight_models(ctx, matrix, [s for s in specs if records.state(
+                records.run_folder(campaign_dir, s), matrix.max_retries) is RunState.PENDING])
         if run_canary:
             report = canary.run_canary(ctx, specs)
             records.write_json_atomic(campaign_dir / "canary.json", report)
@@ -563,7 +592,7 @@ def _work(ctx: RunContext, matrix: Matrix, pending: list[RunSpec], workers: int,
             with guard:
                 if "ledger" in record.extra and not budget.spend(record.extra["ledger"]):
                     stopped.add("budget")
-                if record.outcome is Outcome.QUOTA:
+                if record.outcome.stops_queue:
                     stopped.update(queues)
                     continue
             if record.outcome.retryable:

@@ -38,7 +38,7 @@ AgentNames = Annotated[list[str] | None, typer.Option("--agent", help="Agent(s) 
 
 def _progress_runner(campaign_dir: Path, data_dir: Path, workers: int | None, wait: bool,
                      as_json: bool, canary: bool, secrets: dict[str, str] | None = None,
-                     routes: tuple[tuple[str, str, int], ...] = ()) -> dict[str, Any]:
+                     routes: tuple[tuple[str, str, int], ...] = (), preflight: bool = True) -> dict[str, Any]:
     """Run the campaign under a bar counting its runs: those finished before this start count as done,
     and a run counts when it leaves the queue with a final outcome (or out of retries)."""
     from m4agent.harness import campaign
@@ -61,7 +61,7 @@ def _progress_runner(campaign_dir: Path, data_dir: Path, workers: int | None, wa
                 progress.update(bar, counts=" ".join(f"{k} {v}" for k, v in sorted(outcomes.items())))
 
         return campaign.run(campaign_dir, data_dir, workers=workers, wait=wait, on_event=on_event,
-                            run_canary=canary, secrets=secrets, routes=routes)
+                            run_canary=canary, secrets=secrets, routes=routes, preflight=preflight)
 
 
 def _incomplete(summary: dict[str, Any]) -> str | None:
@@ -120,6 +120,8 @@ def _fail(exc: Exception) -> None:
     raise typer.Exit(code=1)
 
 
+NoPreflight = Annotated[bool, typer.Option("--no-preflight", help="Skip the one-token request per agent and model "
+                                           "that checks keys, models and the route before any run.")]
 SecretsFile = Annotated[Path | None, typer.Option("--secrets-file", help="KEY=VALUE lines (e.g. OPENAI_API_KEY=...) "
                                                   "given to the agent through a mounted file: never in the "
                                                   "container's environment, docker inspect or the records.",
@@ -190,15 +192,19 @@ def campaign_run(
     secrets_file: SecretsFile = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the final status as JSON.")] = False,
     route: Route = None,
+    no_preflight: NoPreflight = False,
 ) -> None:
     """Run or resume a planned campaign: pending runs in containers, then grading; safe to kill and restart.
 
-    Exit 0 when every planned run has its result, 3 when some have none yet (see the exit codes)."""
+    First one minimal request per agent and model (the preflight) checks keys, models and routes;
+    a problem stops the start before any run. Exit 0 when every planned run has its result, 3 when
+    some have none yet (see the exit codes)."""
     from m4agent.harness.model_server.cli import parse_route
 
     try:
         summary = _progress_runner(campaign_dir, _data_dir(data_dir), workers, not no_wait, as_json, not no_canary,
-                                   read_secrets(secrets_file), tuple(parse_route(r) for r in route or ()))
+                                   read_secrets(secrets_file), tuple(parse_route(r) for r in route or ()),
+                                   preflight=not no_preflight)
     except M4AgentError as exc:
         _fail(exc)
     _print_status(summary, as_json, campaign_dir)
@@ -240,6 +246,7 @@ def run_one(
     tasks_dir: TasksDir = None,
     secrets_file: SecretsFile = None,
     route: Route = None,
+    no_preflight: NoPreflight = False,
     no_fail: NoFail = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the run's result.json.")] = False,
 ) -> None:
@@ -273,7 +280,7 @@ def run_one(
                           f"Another trial: the same command with --trial {max(trials) + 1}", soft_wrap=True)
         else:
             summary = _progress_runner(campaign_dir, _data_dir(data_dir), 1, True, as_json, True,
-                                       read_secrets(secrets_file), routes)
+                                       read_secrets(secrets_file), routes, preflight=not no_preflight)
             if not (folder / records.RESULT_FILE).exists():
                 console.print(f"[yellow]incomplete[/]: no result for the run: {_incomplete(summary)}", soft_wrap=True)
                 raise typer.Exit(EXIT_INCOMPLETE)
@@ -293,12 +300,27 @@ def doctor(
     data_dir: DataDir = None,
     reap: Annotated[bool, typer.Option("--reap", help="Also remove the m4agent containers of campaigns whose "
                                        "harness died (never those of a running campaign).")] = False,
+    agent: Annotated[str | None, typer.Option("--agent", help="Also send this agent's one-token request to its "
+                                              "provider (claude, codex, gemini, pi): is the key accepted, the "
+                                              "model known, the provider reachable?", show_default=False)] = None,
+    model: Annotated[str, typer.Option("--model", help="The model to ask for (with --agent).")] = "default",
+    option: Annotated[list[str] | None, typer.Option("--agent-option", metavar="KEY=VALUE",
+                                                     help="An option of the agent (with --agent).",
+                                                     show_default=False)] = None,
+    secrets_file: SecretsFile = None,
+    route: Route = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
-    """Check what campaigns need: Docker reachable, the agent image present, data built, disk space, clock."""
+    """Check what campaigns need: Docker reachable, the agent image present, data built, disk space, clock;
+    with --agent, one request to the agent's provider through a real container (key, model, route)."""
     from m4agent.harness.doctor import checks
 
     found = checks(_data_dir(data_dir), reap=reap)
+    if agent is not None and all(check["ok"] for check in found if check["name"] in ("docker", "image")):
+        try:
+            found.append(_probe_check(agent, model, _agent_options(option), read_secrets(secrets_file), route))
+        except M4AgentError as exc:
+            found.append({"name": f"provider ({agent})", "ok": False, "detail": str(exc)})
     if as_json:
         sys.stdout.write(json.dumps(found) + "\n")
     else:
@@ -308,3 +330,37 @@ def doctor(
             out.print(f"{mark} {check['name']}: {check['detail']}", soft_wrap=True)
     if not all(check["ok"] for check in found):
         raise typer.Exit(code=1)
+
+
+def _agent_options(items: list[str] | None) -> dict[str, str]:
+    options = {}
+    for item in items or []:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise M4AgentError(f"--agent-option takes KEY=VALUE, not {item!r}")
+        options[key] = str(Path(value).resolve()) if key in ("script", "ca_cert") else value
+    return options
+
+
+def _probe_check(name: str, model: str, options: dict[str, str], secrets: dict[str, str],
+                 route: list[str] | None) -> dict[str, Any]:
+    """The preflight of one agent and model, as a doctor check."""
+    import tempfile
+
+    from m4agent.harness import container, probe
+    from m4agent.harness.agents import get_agent
+    from m4agent.harness.egress import policy_for
+    from m4agent.harness.image import image_tag
+    from m4agent.harness.model_server.cli import parse_route
+    from m4agent.harness.wire.certs import MeteringCA
+
+    adapter = get_agent(name)
+    adapter.mounts(options)  # checks the options (and a subscription's files) before anything starts
+    routes = tuple(parse_route(r) for r in route or ())
+    policy = policy_for((), routes=routes) if routes else policy_for(adapter.providers_for(options))
+    with tempfile.TemporaryDirectory(prefix="m4a-probe-") as scratch:
+        ca = MeteringCA(Path(scratch) / "ca")
+        answer = probe.probe(container.client(), image_tag(), adapter, options, model, secrets, policy,
+                             Path(scratch), ca, {container.LABEL_ROLE: "probe"})
+    return {"name": f"provider ({name} {answer.model})", "ok": answer.ok,
+            "detail": answer.detail if answer.ok else f"{answer.problem}: {answer.detail}"}

@@ -41,6 +41,7 @@ import json
 import os
 import re
 import socket
+import ssl
 import stat
 import threading
 import time
@@ -56,6 +57,8 @@ from typing import Any
 
 from m4agent.errors import M4AgentError
 from m4agent.harness.forwarder import relay, shut
+from m4agent.harness.wire import http1, intercept
+from m4agent.harness.wire.certs import MeteringCA
 
 MODEL_HOSTS_FILE = Path(__file__).with_name("model_hosts.toml")
 DEFAULT_PORTS: frozenset[int] = frozenset({443})
@@ -163,6 +166,10 @@ class EgressPolicy:
             if routed == canonical:
                 return address, to_port
         return host, port
+
+    def is_extra(self, host: str, port: int) -> bool:
+        """Whether ``host:port`` is an extra endpoint (relayed as raw bytes, never metered)."""
+        return (normalize_host(host), port) in self.extra
 
     def decide(self, host: str, port: int) -> tuple[bool, str]:
         """Whether a tunnel to ``host:port`` is allowed, and why, in a few words for the log."""
@@ -422,6 +429,16 @@ def _answer(status: int, reason: str) -> bytes:
     return head.encode("ascii") + body
 
 
+@dataclass(frozen=True)
+class Metering:
+    """How a proxy reads its tunnels: the CA that ends the CLI's TLS, the TLS context toward the
+    provider, and the meter each exchange goes to (``wire.intercept``)."""
+
+    ca: MeteringCA
+    upstream: ssl.SSLContext
+    meter: intercept.Meter
+
+
 class EgressProxy:
     """The allowlist proxy of one run, serving on ``socket_path`` until ``close()``.
 
@@ -448,8 +465,10 @@ class EgressProxy:
         max_connections: int = MAX_CONNECTIONS,
         max_refusal_lines: int = MAX_REFUSAL_LINES,
         max_tunnel_lines: int = MAX_TUNNEL_LINES,
+        metering: Metering | None = None,
     ) -> None:
         self.socket_path = Path(socket_path)
+        self.metering = metering
         self.policy = policy
         self.log = EgressLog(Path(log_path), max_refusal_lines=max_refusal_lines, max_tunnel_lines=max_tunnel_lines)
         self.connect_timeout = connect_timeout
@@ -549,7 +568,7 @@ class EgressProxy:
             self._loop.close()
 
     async def _main(self, listener: socket.socket) -> None:
-        server = await asyncio.start_unix_server(self._accept, sock=listener, limit=MAX_HEAD_BYTES)
+        server = await asyncio.start_unix_server(self._accept, sock=listener, limit=http1.MAX_HEAD_BYTES)
         await self._stopping.wait()
         server.close()
         # Tunnels see the stop and end with a close line; a head being read or an upstream
@@ -639,11 +658,17 @@ class EgressProxy:
         if not allowed:
             self._refuse(writer, conn, request, 403, REFUSED_POLICY, reason)
             return
+        metered = self.metering is not None and not self.policy.is_extra(request.host, request.port)
+        address, port = self.policy.upstream(request.host, request.port)
+        tls: dict[str, Any] = {}
+        if metered:
+            assert self.metering is not None
+            tls = {"ssl": self.metering.upstream, "server_hostname": request.host}
         try:
-            upstream = await asyncio.wait_for(asyncio.open_connection(*self.policy.upstream(request.host, request.port)),
-                                              self.connect_timeout)
-        except OSError as exc:
-            detail = exc.strerror or type(exc).__name__
+            upstream = await asyncio.wait_for(asyncio.open_connection(address, port, limit=http1.MAX_HEAD_BYTES,
+                                                                      **tls), self.connect_timeout)
+        except (OSError, TimeoutError) as exc:
+            detail = (exc.strerror if isinstance(exc, OSError) else None) or str(exc)[:120] or type(exc).__name__
             self.log.tunnel(self._decision(conn, request, allowed=True, status=502,
                                            reason=f"{reason}; upstream unreachable: {detail}"))
             writer.write(_answer(502, f"upstream unreachable: {detail}"))
@@ -651,14 +676,18 @@ class EgressProxy:
         task = asyncio.current_task()
         assert task is not None
         started = time.monotonic()
-        bytes_up = bytes_down = 0
+        tally = intercept.Tally()
         why = "stopped"  # unless the relay returns: only a cut-short close ends it otherwise
         self._tunnels.add(task)
         try:
-            self.log.tunnel(self._decision(conn, request, allowed=True, status=200, reason=reason))
+            self.log.tunnel(self._decision(conn, request, allowed=True, status=200,
+                                           reason=reason + ("; metered" if metered else "")))
             writer.write(_answer(200, reason))
-            bytes_up, bytes_down, why = await relay((reader, writer), upstream, idle_timeout=self.idle_timeout,
-                                                    stop=self._stopping)
+            if metered:
+                why = await self._metered(reader, writer, upstream, conn, request, tally)
+            else:
+                tally.bytes_up, tally.bytes_down, why = await relay(
+                    (reader, writer), upstream, idle_timeout=self.idle_timeout, stop=self._stopping)
         finally:
             self._tunnels.discard(task)
             self.log.tunnel(
@@ -670,9 +699,42 @@ class EgressProxy:
                     "port": request.port,
                     "allowed": True,
                     "reason": why,
-                    "bytes_up": bytes_up,
-                    "bytes_down": bytes_down,
+                    "bytes_up": tally.bytes_up,
+                    "bytes_down": tally.bytes_down,
                     "duration_s": round(time.monotonic() - started, 3),
-                }
+                } | ({"exchanges": tally.exchanges} if metered else {})
             )
             await shut(upstream[1])  # after the close line: a cut-short close must not lose it
+
+    async def _metered(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                       upstream: tuple[asyncio.StreamReader, asyncio.StreamWriter], conn: int,
+                       request: _Request, tally: intercept.Tally) -> str:
+        """End the CLI's TLS with the campaign CA's certificate for the host, then relay and meter its
+        exchanges until a side ends or the proxy stops; why it ended."""
+        assert self.metering is not None and request.host is not None
+        try:
+            await writer.drain()
+            await asyncio.wait_for(writer.start_tls(self.metering.ca.server_context(request.host)),
+                                   self.head_timeout)
+        except (OSError, TimeoutError) as exc:  # the client refused our certificate, or hung up
+            return f"agent TLS handshake failed: {str(exc)[:120] or type(exc).__name__}"
+        serving = asyncio.ensure_future(intercept.serve((reader, writer), upstream, request.host,
+                                                        self.metering.meter, tally,
+                                                        idle_timeout=self.idle_timeout))
+        stopper = asyncio.ensure_future(self._stopping.wait())
+        try:
+            await asyncio.wait({serving, stopper}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            stopper.cancel()
+        if not serving.done():
+            serving.cancel()
+            await asyncio.gather(serving, return_exceptions=True)
+            return "stopped"
+        try:
+            return serving.result()
+        except intercept.AgentFramingError as exc:
+            self.log.refusal(REFUSED_MALFORMED, self._decision(conn, request, allowed=False, status=400,
+                                                              reason=f"not HTTP/1.1 inside the tunnel: {exc}"))
+            return "refused: not HTTP/1.1"
+        except OSError:
+            return "reset"

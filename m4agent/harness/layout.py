@@ -16,6 +16,8 @@ The container has no network and a read-only root; only these are mounted:
 - ``SECRETS_FILE`` (read-only file): provider credentials as ``KEY=value`` lines,
   never in the container's environment (so never in ``docker inspect``).
 - ``SOLUTION`` (read-only; the ``oracle`` agent only): the reference export.
+- ``METERING_CA`` (read-only file): the certificate of the campaign's metering CA, which the
+  CLIs trust so the egress proxy can read their model traffic (``harness.metering``).
 - ``HOME`` (tmpfs): the agent user's home; ``TMP`` (tmpfs).
 
 Every bind mount's source is a folder of the attempt's scratch space with a neutral name
@@ -36,6 +38,7 @@ EGRESS_SOCKET = f"{EGRESS_DIR}/proxy.sock"
 PROXY_PORT = 18080
 SECRETS_FILE = "/run/m4agent-secrets/env"
 SOLUTION = "/solution"
+METERING_CA = "/run/m4agent-ca/ca.pem"
 SEED = "/m4agent-seed"
 HOME = "/home/agent"
 TMP = "/tmp"

@@ -58,12 +58,19 @@ class Outcome(StrEnum):
     NO_OUTPUT = "no_output"  # the agent finished without writing output.csv
     POLICY_VIOLATION = "policy_violation"  # egress outside the allowlist, a canary or the contamination lint
     QUOTA = "quota"  # the provider refused for quota or rate; retried later, never a model's zero
+    INVALID_KEY = "invalid_key"  # the provider refused the key or the model; the queue stops until it is fixed
     INFRA_ERROR = "infra_error"  # the harness or Docker failed; retried, never a model's zero
 
     @property
     def retryable(self) -> bool:
         """Quota stops and infrastructure failures say nothing of the model: the run is tried again."""
-        return self in (Outcome.QUOTA, Outcome.INFRA_ERROR)
+        return self in (Outcome.QUOTA, Outcome.INVALID_KEY, Outcome.INFRA_ERROR)
+
+    @property
+    def stops_queue(self) -> bool:
+        """The provider's answers that no retry can change today: its queue stops for this start, and the
+        run's retries are not used up."""
+        return self in (Outcome.QUOTA, Outcome.INVALID_KEY)
 
     @property
     def graded(self) -> bool:
@@ -258,9 +265,9 @@ class RunState(StrEnum):
 
 def counted_retries(records: list[AttemptRecord]) -> int:
     """Retryable attempts that count against the budget: an interrupted harness is not the run's fault,
-    and a quota refusal is the provider's (the campaign stops that provider's queue instead)."""
+    and a quota or key refusal is the provider's (the campaign stops that provider's queue instead)."""
     return sum(1 for r in records if r.outcome.retryable and r.reason != INTERRUPTED
-               and r.outcome is not Outcome.QUOTA)
+               and not r.outcome.stops_queue)
 
 
 def final_attempt(records: list[AttemptRecord]) -> AttemptRecord | None:

@@ -8,6 +8,9 @@
 - ``trace.log``: the agent's standard output and error, merged (bounded);
 - ``setup.log``: the harness's own setup phase;
 - ``egress.jsonl``: the egress proxy's decisions (bounded) and their summary;
+- ``wire.jsonl``: for the real CLIs, every model exchange as the metering proxy read it, and
+  the tally (tokens, cost, errors) the ledger, the budget and a provider failure come from
+  (``metering``), never the CLI's own output;
 
 Every file but ``output.csv`` is written without the secrets given to the attempt (``redact``).
 - ``attempt.json``: the outcome and its facts (``records.AttemptRecord``).
@@ -40,14 +43,16 @@ from typing import Any
 
 from m4agent import interrupts, workspaces
 from m4agent.errors import M4AgentError
-from m4agent.harness import collect, integrity, layout, ledger, records, redact, trajectory
+from m4agent.harness import collect, integrity, layout, ledger, metering, records, redact, trajectory
 from m4agent.harness import container as docker_layer
 from m4agent.harness.agents import Agent, AgentContext
 from m4agent.harness.conditions import place_skills
 from m4agent.harness.container import ContainerSpec
-from m4agent.harness.egress import EgressPolicy, EgressProxy
+from m4agent.harness.egress import EgressPolicy, EgressProxy, Metering
 from m4agent.harness.instructions import build_instruction
 from m4agent.harness.records import AttemptRecord, Outcome, RunSpec
+from m4agent.harness.wire.certs import MeteringCA, upstream_context
+from m4agent.harness.wire.intercept import Meter
 from m4agent.registry import Task
 
 FORWARDER = Path(__file__).resolve().parent / "forwarder.py"
@@ -78,6 +83,8 @@ class RunContext:
     agent_options: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
     solutions: Mapping[str, Path] = field(default_factory=dict)  # task -> reference export (oracle)
     templates: Mapping[tuple[str, str], Path] = field(default_factory=dict)  # (task, schema) -> its database
+    metering_ca: MeteringCA | None = None  # ends the CLIs' TLS in the egress proxy (None: tunnels not read)
+    per_run_usd: float | None = None  # the proxy answers further model requests itself once a run spent this
 
     def scratch(self) -> Path:
         """The campaign's scratch folder (``scratch_root``), made on first use; ``campaign.run`` empties it
@@ -234,6 +241,9 @@ def prepare_box(ctx: RunContext, spec: RunSpec, agent: Agent, scratch: Path, rol
         docker_layer.Bind(secrets_file, layout.SECRETS_FILE),
     ]
     outside = list(workspaces.mounts(plan, data_root)) + list(agent.mounts(options))
+    if metered(ctx, agent):
+        assert ctx.metering_ca is not None
+        outside.append((ctx.metering_ca.ca_file, layout.METERING_CA))
     if agent.needs_solution and with_solution:
         solution = ctx.solutions.get(spec.task)
         if solution is None:
@@ -252,6 +262,23 @@ def prepare_box(ctx: RunContext, spec: RunSpec, agent: Agent, scratch: Path, rol
                          limits=ctx.limits, environment={"HOME": layout.HOME, "TMPDIR": layout.TMP,
                                                          "LANG": "C.UTF-8", "TZ": "UTC",
                                                          "PYTHONHASHSEED": "0"})
+
+
+def metered(ctx: RunContext, agent: Agent) -> bool:
+    """Whether the attempt's model traffic is read on the wire: a real CLI, and a campaign CA to do it."""
+    return ctx.metering_ca is not None and agent.calls_models
+
+
+def _meter_log(ctx: RunContext, spec: RunSpec, agent: Agent, attempt: Path) -> metering.MeterLog:
+    options = ctx.agent_options.get(spec.agent, {})
+    pricing = getattr(agent, "pricing_provider", None)
+    provider = pricing(options) if callable(pricing) else (agent.providers_for(options) or ("unknown",))[0]
+
+    def price(usage: ledger.Usage, model: str) -> float | None:
+        return ledger.estimate(usage, provider, model or spec.model).usd
+
+    return metering.MeterLog(attempt / metering.WIRE_FILE, list(ctx.secrets.values()), price,
+                             per_run_usd=ctx.per_run_usd)
 
 
 SETUP_COMMAND = ["bash", "-c", f"for i in $(seq 200); do [ -e {READY_FILE} ] && break; sleep 0.05; done; "
@@ -273,7 +300,15 @@ def _attempt_body(ctx: RunContext, spec: RunSpec, agent: Agent, attempt: Path, r
     egress_log = attempt / "egress.jsonl"
     egress_log.touch()
     limits = ctx.limits
-    with EgressProxy(egress_dir / Path(layout.EGRESS_SOCKET).name, ctx.policy, egress_log), \
+    wire: metering.MeterLog | None = None
+    reading: Metering | None = None
+    if metered(ctx, agent):
+        assert ctx.metering_ca is not None
+        wire = _meter_log(ctx, spec, agent, attempt)
+        upstream_ca = getattr(agent, "upstream_ca", None)
+        reading = Metering(ctx.metering_ca, upstream_context(upstream_ca(options) if callable(upstream_ca) else None),
+                           Meter(record=wire.record, refusal=wire.refusal))
+    with EgressProxy(egress_dir / Path(layout.EGRESS_SOCKET).name, ctx.policy, egress_log, metering=reading), \
             docker_layer.AgentContainer(ctx.engine, box_spec) as box:
         box.start()
         setup = box.exec(SETUP_COMMAND, limits.setup_seconds, log=attempt / "setup.log")
@@ -295,7 +330,8 @@ def _attempt_body(ctx: RunContext, spec: RunSpec, agent: Agent, attempt: Path, r
                               list(ctx.secrets.values()))
         collected = _collect(box, agent, attempt, scratch, lint)
         record.phases["collect"] = round(time.monotonic() - started, 3)
-    _classify(ctx, spec, agent, attempt, collected, ran.timed_out, ran.exit_code, record)
+    summary = wire.close() if wire is not None else None  # the proxy has stopped: the tally is whole
+    _classify(ctx, spec, agent, attempt, collected, ran.timed_out, ran.exit_code, record, summary)
 
 
 def _collect(box: docker_layer.AgentContainer, agent: Agent, attempt: Path, scratch: Path,
@@ -330,11 +366,22 @@ def _collect(box: docker_layer.AgentContainer, agent: Agent, attempt: Path, scra
 
 
 def _classify(ctx: RunContext, spec: RunSpec, agent: Agent, attempt: Path, collected: collect.Collected,
-              timed_out: bool, exit_code: int | None, record: AttemptRecord) -> None:
-    """Decide the attempt's one outcome from what the harness saw and collected."""
+              timed_out: bool, exit_code: int | None, record: AttemptRecord, wire: dict[str, Any] | None) -> None:
+    """Decide the attempt's one outcome from what the harness saw, collected and read on the wire.
+
+    With a wire record (the real CLIs), the ledger and a provider failure come from it alone;
+    the CLI's own account of its tokens and cost is kept in the ledger as ``reported``."""
     record.has_output = collected.output is not None
     trace_text = (attempt / "trace.log").read_text(errors="replace") if (attempt / "trace.log").exists() else ""
-    entry = ledger.for_attempt(agent, spec.model, ctx.agent_options.get(spec.agent, {}), trace_text)
+    options = ctx.agent_options.get(spec.agent, {})
+    reported = ledger.for_attempt(agent, spec.model, options, trace_text)
+    entry = reported
+    if wire is not None:
+        pricing = getattr(agent, "pricing_provider", None)
+        provider = pricing(options) if callable(pricing) else (agent.providers_for(options) or ("unknown",))[0]
+        entry = metering.ledger_entry(wire, provider, spec.model, reported, ledger.load_prices().version)
+        if wire.get("budget_spent"):
+            record.extra["budget_exceeded"] = True
     if entry is not None:
         record.extra["ledger"] = entry
     allowed, denied = integrity.egress_verdict(attempt / "egress.jsonl", ctx.policy)
@@ -354,10 +401,14 @@ def _classify(ctx: RunContext, spec: RunSpec, agent: Agent, attempt: Path, colle
         record.outcome, record.reason = Outcome.NO_OUTPUT, collected.why_no_output
     else:
         record.outcome, record.reason = Outcome.SCORED, ""
-    failed = agent.failure(trace_text) if record.outcome in (Outcome.AGENT_ERROR, Outcome.NO_OUTPUT,
-                                                              Outcome.TIMEOUT) else None
+    failed = None
+    if record.outcome in (Outcome.AGENT_ERROR, Outcome.NO_OUTPUT, Outcome.TIMEOUT):
+        failed = metering.failure(wire) if wire is not None else agent.failure(trace_text)
     if failed is not None:  # the provider failed, not the model: retried, never scored as the model's zero
         record.outcome, record.reason = Outcome(failed[0]), failed[1]
+    elif record.extra.get("budget_exceeded") and record.outcome is not Outcome.SCORED:
+        # like the time limit: the run had its allowance; what it left is graded
+        record.reason = f"{record.reason}; the run's budget (per_run_usd) was spent, further model requests refused"
 
 
 def _violation_json(violation: Any) -> dict[str, Any]:

@@ -1,8 +1,13 @@
-"""One trajectory format for every agent: the steps of a run, read from the agent's raw trace.
+"""One trajectory format for every agent: the steps of a run, read from the wire or the agent's trace.
 
-Each agent keeps its raw stream (``trace.log``: the CLI's stdout and stderr, untouched);
-its adapter reads it into ``Step`` objects (``Agent.steps``, when it has a parser), and
-``build`` adds what the harness knows: the run's identity, its outcome, the ledger and
+For the real CLIs, the steps come from the exchanges the metering proxy read on the wire
+(``wire.jsonl``, ``metering``): each answer's text and tool calls, and the tool results
+the CLI sent back with its next request, paired by call id. So a step the model did not
+take cannot appear (a tool command that prints a fake event into the CLI's output changes
+nothing), and one it took cannot vanish (a CLI that never prints its last completion).
+The built-in agents have no wire; their raw stream (``trace.log``: stdout and stderr,
+untouched) is read by the adapter into ``Step`` objects (``Agent.steps``, when it has a
+parser). ``build`` adds what the harness knows: the run's identity, its outcome, the ledger and
 the egress decisions (the first ``MAX_EGRESS_SHOWN``, a count of the rest and the
 proxy's summary). A step is a message of the model (``text``), a tool call with its
 input and result (``tool``: the shell command or SQL the agent ran, and what it
@@ -16,6 +21,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -98,12 +104,54 @@ def _egress(attempt: Path) -> tuple[list[dict[str, Any]], int, dict[str, Any] | 
     return shown, more, summary
 
 
+def wire_steps(exchanges: list[dict[str, Any]]) -> list[Step]:
+    """The model's steps from the exchange lines of ``wire.jsonl``, in the order they crossed the wire.
+
+    Each model answer gives its text and its tool calls (tokens on the first of them); the
+    tool results a later request sends back fill in the outputs of the calls they answer.
+    A provider's error answer is an ``error`` step; exchanges that are not model calls and
+    answers the proxy gave itself are left out."""
+    steps: list[Step] = []
+    calls: dict[str, Step] = {}
+    for line in exchanges:
+        if line.get("by_proxy") or line.get("protocol") is None:
+            continue
+        for result in line.get("results") or []:
+            step = calls.get(str(result.get("id")))
+            if step is not None and step.output is None:
+                step.output = str(result.get("output", ""))
+        ts = datetime.fromtimestamp(line["ts"], UTC).isoformat(timespec="milliseconds") \
+            if isinstance(line.get("ts"), (int, float)) else None
+        usage = {k: v for k, v in (line.get("usage") or {}).items() if isinstance(v, int)}
+        made: list[Step] = []
+        if line.get("error"):
+            made.append(Step("error", f"{line['error']}: {line.get('error_detail') or ''}".strip()))
+        if line.get("text"):
+            made.append(Step("text", str(line["text"])))
+        for call in line.get("calls") or []:
+            step = Step("tool", tool=str(call.get("name", "")), input=str(call.get("input", "")))
+            calls[str(call.get("id"))] = step
+            made.append(step)
+        for index, step in enumerate(made):
+            step.ts = ts
+            step.tokens = (usage or None) if index == 0 else None
+        steps.extend(made)
+    return steps
+
+
 def build(attempt: Path, agent: Any, record: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The trajectory of one attempt folder (``trace.log``, ``egress.jsonl``, ``attempt.json``)."""
+    """The trajectory of one attempt folder (``wire.jsonl`` or ``trace.log``, ``egress.jsonl``,
+    ``attempt.json``)."""
+    from m4agent.harness import metering  # metering reads the wire with readers that use this module
+
     trace = attempt / "trace.log"
     text = trace.read_text(errors="replace") if trace.exists() else ""
     parser = getattr(agent, "steps", None)
-    steps = parser(text) if callable(parser) and text else ([Step("text", text)] if text else [])
+    wire = metering.read(attempt)
+    if wire is not None:
+        steps = wire_steps(wire.exchanges)
+    else:
+        steps = parser(text) if callable(parser) and text else ([Step("text", text)] if text else [])
     if record is None and (attempt / "attempt.json").exists():
         record = json.loads((attempt / "attempt.json").read_text())
     record = record or {}
@@ -116,6 +164,7 @@ def build(attempt: Path, agent: Any, record: dict[str, Any] | None = None) -> di
     return {"agent": getattr(agent, "name", str(agent)), "outcome": record.get("outcome"),
             "reason": record.get("reason"), "phases": record.get("phases", {}),
             "ledger": entry, "steps": [s.to_json() for s in steps],
+            "steps_from": "wire" if wire is not None else "trace",
             "egress": egress, "egress_more": egress_more, "egress_summary": egress_summary}
 
 

@@ -171,10 +171,19 @@ def _ledger_html(ledger: dict[str, Any] | None) -> str:
     if not ledger:
         return "<p>No token counts (this agent reports none).</p>"
     usage = ledger["usage"]
-    cells = "".join(f"<tr><th>{_e(k)}</th><td>{_e(v)}</td></tr>" for k, v in usage.items())
+    reported = (ledger.get("reported") or {}).get("usage") or {}
+    differ = set(ledger.get("disagreements") or ())
+    cells = "".join(
+        f"<tr{' class=mismatch' if k in differ else ''}><th>{_e(k)}</th>"
+        f"<td>{_e('not reported by the protocol' if v is None else v)}</td>"
+        + (f"<td>{_e(reported.get(k, ''))}</td>" if reported else "") + "</tr>"
+        for k, v in usage.items())
+    head = "<tr><th></th><th>on the wire</th><th>the CLI reported</th></tr>" if reported else ""
     cost = ledger.get("cost") or {}
     usd = "unknown" if cost.get("usd") is None else f"${cost['usd']:.4f}"
-    return (f"<table>{cells}<tr><th>cost</th><td>{_e(usd)} ({_e(cost.get('source'))}, prices "
+    note = "<p>Counted from the provider's answers as the metering proxy read them.</p>" \
+        if ledger.get("source") == "wire" else ""
+    return (f"{note}<table>{head}{cells}<tr><th>cost</th><td>{_e(usd)} ({_e(cost.get('source'))}, prices "
             f"{_e(cost.get('price_table'))})</td></tr><tr><th>model</th><td>{_e(ledger.get('model'))}</td></tr></table>")
 
 

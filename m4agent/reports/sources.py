@@ -37,7 +37,7 @@ SOURCE_RESULTS = "m4bench-results"
 SOURCE_TABLE = "m4bench-table"
 
 # outcomes that say nothing about the model (m4agent retries them; M4Bench scored them 0)
-INFRA_OUTCOMES = frozenset({"quota", "infra_error"})
+INFRA_OUTCOMES = frozenset({"quota", "invalid_key", "infra_error"})
 # M4Bench's failure_reason values, as m4agent's outcomes
 FAILURE_OUTCOMES = {
     "timeout": "timeout", "exception": "agent_error", "agent_nonzero_exit": "agent_error",

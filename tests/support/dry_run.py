@@ -63,7 +63,7 @@ class DryRun:
 def dry_run(tmp: Path, data_dir: Path, *, agent: str, hosts: list[str], script: dict[str, Any],
             secrets: dict[str, str], model: str = "default", options: dict[str, str] | None = None,
             agent_seconds: int = 240, max_retries: int = 0, trials: int = 1, runs: int = 1,
-            matrix_extra: str = "", run_canary: bool = False) -> DryRun:
+            matrix_extra: str = "", run_canary: bool = False, preflight: bool = False) -> DryRun:
     """Run ``agent`` on TASK against a scripted server standing in for ``hosts`` (``runs`` times: resumes)."""
     certs = make_certificates(tmp / "certs", hosts)
     opts = {"ca_cert": str(certs.ca), **(options or {})}
@@ -88,6 +88,7 @@ agent_seconds = {agent_seconds}
         campaign_dir = tmp / "campaign"
         campaign.plan(matrix, campaign_dir)
         statuses = [campaign.run(campaign_dir, data_dir, secrets=secrets, run_canary=run_canary,
-                                 routes=tuple((host, "127.0.0.1", server.port) for host in hosts))
+                                 routes=tuple((host, "127.0.0.1", server.port) for host in hosts),
+                                 preflight=preflight)
                     for _ in range(runs)]
         return DryRun(campaign_dir, list(server.requests), statuses)

@@ -34,6 +34,7 @@ class Agent:
     description: str
     skills_dir: str = "skills"  # where skills are placed, relative to the workspace (".claude/skills", ...)
     providers: tuple[str, ...] = ()  # model-host providers its egress may reach (model_hosts.toml)
+    calls_models: bool = False  # it talks to a model provider (the real CLIs): its traffic is metered
     publishable: bool = True  # False: never counted in a report (the oracle)
     needs_solution: bool = False  # the reference export is mounted for it (the oracle only)
     collect_from_home: tuple[str, ...] = ()  # files or folders under HOME copied out after the run

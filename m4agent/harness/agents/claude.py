@@ -137,6 +137,7 @@ ADAPTER = Claude(
     cli_version="2.1.119",
     provider="anthropic",
     key_variable="ANTHROPIC_API_KEY",
+    default_model="claude-sonnet-4-6",
     reasoning_levels=("low", "medium", "high", "xhigh", "max"),
     reasoning_auto="medium",
     extra_options=frozenset({"max_budget_usd"}),

@@ -12,11 +12,15 @@ command the harness runs:
   read-only from ``auth_dir`` (default: the invoking user's home) and copied into the
   run's tmpfs HOME before the CLI starts, so they are never in the workspace or the
   results;
-- ``ca_cert``: a CA certificate (PEM) the CLI trusts besides the system's, for dry
-  runs against the scripted model server (``m4agent model-server``).
+- ``ca_cert``: a CA certificate (PEM) the harness's metering proxy trusts, besides the
+  system's, for the provider's side of the connection: dry runs against the scripted
+  model server (``m4agent model-server``) or a self-hosted endpoint with its own CA.
 
-The command is ``bash -c`` with a short prelude (home files, CA bundle) and then
-``exec`` of the CLI with stdin from /dev/null, as M4Bench runs it.
+The CLI itself trusts the system's CAs plus the campaign's metering CA
+(``layout.METERING_CA``, mounted by the harness): the egress proxy ends its TLS to read
+every exchange (``harness.metering``). The command is ``bash -c`` with a short prelude
+(home files, CA bundle) and then ``exec`` of the CLI with stdin from /dev/null, as
+M4Bench runs it.
 """
 
 from __future__ import annotations
@@ -33,7 +37,6 @@ from m4agent.harness import layout
 from m4agent.harness.agents.base import Agent, AgentContext
 
 AGENT_DIR = "/opt/m4agent-agent"
-CA_PATH = f"{AGENT_DIR}/ca.pem"
 AUTH_DIR = f"{AGENT_DIR}/auth"
 SYSTEM_BUNDLE = "/etc/ssl/certs/ca-certificates.crt"
 BUNDLE = f"{layout.HOME}/.m4agent-ca-bundle.pem"
@@ -73,6 +76,7 @@ def provider_failure(text: str) -> tuple[str, str] | None:
 class CliAgent(Agent):
     """A real agent CLI in the image. Subclasses define ``argv`` and may add home files and options."""
 
+    calls_models: bool = True
     cli_version: str = ""  # the version pinned in docker/versions.env (checked against the image by the tests)
     provider: str = ""  # the provider its usage is priced under (ledger)
     key_variable: str = ""  # the secrets file's entry holding its API key (auth=api-key)
@@ -80,6 +84,7 @@ class CliAgent(Agent):
     reasoning_auto: str = "provider-default"  # what `auto` resolves to
     extra_options: frozenset[str] = frozenset()
     ca_env: tuple[str, ...] = ("NODE_EXTRA_CA_CERTS",)  # variables naming the extra CA (node CLIs)
+    default_model: str = ""  # the model the pinned CLI asks for when given none (as seen on the wire)
 
     # ---- what subclasses define
 
@@ -92,6 +97,10 @@ class CliAgent(Agent):
 
     def environment(self, ctx: AgentContext) -> dict[str, str]:
         return {}
+
+    def shell_prelude(self) -> list[str]:
+        """Shell lines run before the CLI starts, after the secrets are in the environment."""
+        return []
 
     # ---- options
 
@@ -145,13 +154,17 @@ class CliAgent(Agent):
 
     def mounts(self, options: Mapping[str, str]) -> list[tuple[Path, str]]:
         self.check_options(options)
-        found = self._auth_sources(options)
-        if options.get("ca_cert"):
-            ca = Path(options["ca_cert"]).expanduser().resolve()
-            if not ca.is_file():
-                raise M4AgentError(f"agent {self.name}: ca_cert {ca} is not a file")
-            found.append((ca, CA_PATH))
-        return found
+        self.upstream_ca(options)
+        return self._auth_sources(options)
+
+    def upstream_ca(self, options: Mapping[str, str]) -> Path | None:
+        """The CA the metering proxy trusts toward the provider besides the system's (option ``ca_cert``)."""
+        if not options.get("ca_cert"):
+            return None
+        ca = Path(options["ca_cert"]).expanduser().resolve()
+        if not ca.is_file():
+            raise M4AgentError(f"agent {self.name}: ca_cert {ca} is not a file")
+        return ca
 
     def version_for(self, options: Mapping[str, str]) -> str:
         self.check_options(options)
@@ -169,12 +182,13 @@ class CliAgent(Agent):
         for rel, content in self.home_files(ctx).items():
             lines.append(f'mkdir -p "$(dirname "$HOME/{rel}")"; printf %s {shlex.quote(content)} > "$HOME/{rel}"')
         env = dict(self.environment(ctx))
-        if ctx.options.get("ca_cert"):
-            lines.append(f"cat {SYSTEM_BUNDLE} {CA_PATH} > {BUNDLE}")
-            env.update({name: BUNDLE for name in self.ca_env})
+        lines.append(f"if [ -r {layout.METERING_CA} ]; then cat {SYSTEM_BUNDLE} {layout.METERING_CA} > {BUNDLE}; "
+                     f"else cp {SYSTEM_BUNDLE} {BUNDLE}; fi")
+        env.update({name: BUNDLE for name in self.ca_env})
         exports = " ".join(f"{k}={shlex.quote(v)}" for k, v in sorted(env.items()))
         if exports:
             lines.append(f"export {exports}")
+        lines += self.shell_prelude()
         lines.append('exec "$@" < /dev/null')
         return ["bash", "-c", "\n".join(lines), f"m4agent-{self.name}", *self.argv(ctx, reasoning)]
 
@@ -189,6 +203,11 @@ class CliAgent(Agent):
         """A provider failure the trace shows (outcome, reason), for an attempt that did not succeed."""
         return provider_failure("\n".join(self.error_texts(trace_text)))
 
+    def probe_request(self, options: Mapping[str, str], model: str) -> dict[str, object]:
+        """The smallest request the provider answers for ``model`` (the preflight, ``probe``): URL, headers
+        (``$NAME`` read from the secrets inside the container) and JSON body."""
+        return provider_probe(self.provider, self.default_model if model == "default" else model)
+
     def pricing_provider(self, options: Mapping[str, str]) -> str:
         """The provider whose prices apply (the ledger's ``prices.toml`` section)."""
         return self.provider
@@ -200,6 +219,26 @@ class CliAgent(Agent):
     def reported_cost(self, trace_text: str) -> float | None:
         """The cost in dollars the CLI itself reports, when it does."""
         return None
+
+
+def provider_probe(provider: str, model: str) -> dict[str, object]:
+    """One provider's one-token request (the preflight's), by its API's own shape."""
+    ping = "Reply with one word."
+    if provider == "anthropic":
+        return {"url": "https://api.anthropic.com/v1/messages",
+                "headers": {"x-api-key": "$ANTHROPIC_API_KEY", "anthropic-version": "2023-06-01",
+                            "content-type": "application/json"},
+                "body": {"model": model, "max_tokens": 1, "messages": [{"role": "user", "content": ping}]}}
+    if provider == "openai":
+        return {"url": "https://api.openai.com/v1/responses",
+                "headers": {"Authorization": "Bearer $OPENAI_API_KEY", "content-type": "application/json"},
+                "body": {"model": model, "input": ping, "max_output_tokens": 16}}
+    if provider == "google":
+        return {"url": f"https://generativelanguage.googleapis.com/v1beta/models/{model}:generateContent",
+                "headers": {"x-goog-api-key": "$GEMINI_API_KEY", "content-type": "application/json"},
+                "body": {"contents": [{"role": "user", "parts": [{"text": ping}]}],
+                         "generationConfig": {"maxOutputTokens": 1}}}
+    raise M4AgentError(f"no preflight request for provider {provider!r}")
 
 
 def json_events(trace_text: str) -> Iterator[dict[str, object]]:

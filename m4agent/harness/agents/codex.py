@@ -5,6 +5,8 @@ off, plugins off, a developer note that there is no network, ``-m``, reasoning e
 ``-c model_reasoning_effort``, ``sandbox_mode="danger-full-access"`` (the container is
 the sandbox; bubblewrap cannot make user namespaces in it), ``--json -C /workspace``.
 Auth: ``OPENAI_API_KEY`` from the secrets file, or the ChatGPT login ``~/.codex/auth.json``.
+``codex exec`` sends an API key only from ``CODEX_API_KEY`` (the wire showed 0.124 sending
+none with ``OPENAI_API_KEY`` alone), so the key is passed under both names, as M4Bench does.
 Codex is a Rust binary: it trusts an extra CA through ``SSL_CERT_FILE``.
 
 Usage: ``turn.completed`` events carry the turn's totals; ``input_tokens`` includes
@@ -35,6 +37,10 @@ class Codex(CliAgent):
             argv += ["-c", f'model_reasoning_effort="{reasoning}"']
         return argv + ["-c", 'sandbox_mode="danger-full-access"', "--json", "-C", layout.WORKSPACE,
                        ctx.instruction]
+
+    def shell_prelude(self) -> list[str]:
+        return ['if [ -n "${OPENAI_API_KEY:-}" ] && [ -z "${CODEX_API_KEY:-}" ]; then '
+                'export CODEX_API_KEY="$OPENAI_API_KEY"; fi']
 
     def home_files(self, ctx: AgentContext) -> dict[str, str]:
         # Codex needs its home to exist; the config keeps it off the ChatGPT feature endpoints
@@ -96,6 +102,7 @@ ADAPTER = Codex(
     cli_version="0.124.0",
     provider="openai",
     key_variable="OPENAI_API_KEY",
+    default_model="gpt-5.4",
     reasoning_levels=("minimal", "low", "medium", "high", "xhigh"),
     reasoning_auto="medium",
     ca_env=("SSL_CERT_FILE",),

@@ -105,4 +105,5 @@ ADAPTER = Gemini(
     cli_version="0.39.1",
     provider="google",
     key_variable="GEMINI_API_KEY",
+    default_model="gemini-3.1-pro-preview",
 )

@@ -25,7 +25,7 @@ from urllib.parse import urlparse
 
 from m4agent.errors import M4AgentError
 from m4agent.harness.agents.base import AgentContext
-from m4agent.harness.agents.cli_agent import CliAgent, json_events
+from m4agent.harness.agents.cli_agent import CliAgent, json_events, provider_probe
 from m4agent.harness.ledger import Usage
 from m4agent.harness.trajectory import Step, text_of, tool_input
 
@@ -66,6 +66,18 @@ class Pi(CliAgent):
             "compat": {"supportsDeveloperRole": False, "supportsReasoningEffort": False},
             "models": [{"id": ctx.model}]}}}
         return {".pi/agent/models.json": json.dumps(models, indent=2)}
+
+    def probe_request(self, options, model: str) -> dict[str, object]:  # type: ignore[no-untyped-def]
+        """A local endpoint's one-token chat completion; a cloud provider's own probe."""
+        provider = options.get("provider", "ollama")
+        if provider not in LOCAL_PROVIDERS:
+            return provider_probe(CLOUD_HOSTS[provider], model)
+        if model == "default":
+            raise M4AgentError("agent pi: a local provider needs a model name (--model)")
+        return {"url": options["base_url"].rstrip("/") + "/chat/completions",
+                "headers": {"Authorization": f"Bearer {provider}", "content-type": "application/json"},
+                "body": {"model": model, "max_tokens": 1,
+                         "messages": [{"role": "user", "content": "Reply with one word."}]}}
 
     def command(self, ctx: AgentContext) -> list[str]:
         command = super().command(ctx)

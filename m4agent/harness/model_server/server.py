@@ -39,6 +39,7 @@ from m4agent.harness.model_server.tls import Certificates
 
 PROTOCOLS: tuple[Protocol, ...] = (Anthropic(), Responses(), ChatCompletions(), Gemini(), Ollama())
 MAX_BODY = 64 * 1024 * 1024
+ACCOUNT_FAILURES = frozenset({"invalid_key", "quota", "unknown_model"})  # the provider's answer to any request
 
 
 @dataclass
@@ -131,9 +132,13 @@ class _Handler(BaseHTTPRequestHandler):
             for name, value in reply.headers.items():
                 self.send_header(name, value)
             if reply.chunks is None:
-                self.send_header("Content-Length", str(len(reply.body)))
+                body = reply.body
+                if "gzip" in self.headers.get("Accept-Encoding", "").lower():  # as the providers answer
+                    body = gzip.compress(body)
+                    self.send_header("Content-Encoding", "gzip")
+                self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
-                self.wfile.write(reply.body)
+                self.wfile.write(body)
             else:
                 self.send_header("Transfer-Encoding", "chunked")
                 self.send_header("Cache-Control", "no-cache")
@@ -241,7 +246,11 @@ class ScriptedModelServer:
         model = protocol.model(body, path) or self.script.model
         stream = protocol.streaming(body, path)
         entry.update(model=model, stream=stream, tools=[name for name, _ in tools])
-        if not tools:  # a side request of the CLI (titles, summaries, checks): a short text, no usage
+        if not tools:  # a side request of the CLI (titles, summaries, checks, a preflight): a short text, no usage
+            refused = self.script.turn(protocol.turn_index(body)).fail
+            if refused in ACCOUNT_FAILURES:  # a bad key, a spent quota, an unknown model refuse every request
+                entry["kind"] = f"fail:{refused}"
+                return protocol.failure(refused, model)
             entry["kind"] = "side"
             return protocol.render(Answer("ok", None, Usage(), model), stream)
         fault = self._faults.take()
