@@ -231,6 +231,7 @@ def _write_lock(campaign_dir: Path, ctx: RunContext, matrix: Matrix, tasks: dict
                              "network": "none", "read_only_root": True, "user": "non-root"},
         "agents": {name: {"version": e.agent.version_for(e.options), "models": list(e.models)}
                    for name, e in matrix.agents.items()},
+        "budget": matrix.budget,  # [budget]'s caps in US dollars, for every agent's runs
     }
     records.write_json_atomic(campaign_dir / LOCK_FILE, lock)
     (campaign_dir / "locks").mkdir(exist_ok=True)
@@ -263,6 +264,8 @@ def _result(spec: RunSpec, final: AttemptRecord, tried: int, grading: dict[str, 
     }
     if final.extra.get("flags"):  # graded, and set apart for review (integrity.FLAG_RULES)
         result["flags"] = final.extra["flags"]
+    if final.extra.get("budget_exceeded"):  # cost more than [budget] per_run_usd; graded all the same
+        result["budget_exceeded"] = True
     if grading is not None:
         result.update(reward=grading["reward"], strict_pass=grading["strict_pass"], grading=grading)
     return result
@@ -526,15 +529,24 @@ def routing(campaign_dir: Path, routes: tuple[tuple[str, str, int], ...]) -> lis
     return lines
 
 
+def _mark_over_budget(attempt: Path, budget: ledger.Budget) -> None:
+    """Record in ``attempt.json`` that the attempt cost more than ``[budget] per_run_usd``. The file is
+    read back, not rewritten from the record in memory: the file on disk is the redacted one."""
+    path = attempt / records.ATTEMPT_FILE
+    data = records.read_json(path)
+    data.setdefault("extra", {}).update(budget_exceeded=True, budget_per_run_usd=budget.per_run_usd)
+    records.write_json_atomic(path, data)
+
+
 def _work(ctx: RunContext, matrix: Matrix, pending: list[RunSpec], workers: int, grader: Grader,
           on_event: Progress | None) -> set[str]:
     caps = {provider: threading.Semaphore(cap) for provider, cap in matrix.provider_caps.items()}
     # A quota refusal stops its provider's queue for this campaign run: its runs stay pending (quota
-    # attempts never use up a run's retries) and the next `campaign run` resumes them. A campaign budget
-    # ([budget] per_campaign_usd, per_run_usd in the matrix) stops every queue once spent.
+    # attempts never use up a run's retries) and the next `campaign run` resumes them. The campaign's
+    # budget ([budget] per_campaign_usd) stops every queue once spent; an attempt over [budget]
+    # per_run_usd is recorded as such (the egress proxy is what stops it during the attempt).
     stopped: set[str] = set()
-    budget = ledger.Budget(**{k: float(v) for k, v in matrix.source.get("budget", {}).items()
-                              if k in ("per_run_usd", "per_campaign_usd")})
+    budget = ledger.Budget(**matrix.budget)
     guard = threading.Lock()
 
     def one(spec: RunSpec) -> None:
@@ -560,6 +572,8 @@ def _work(ctx: RunContext, matrix: Matrix, pending: list[RunSpec], workers: int,
                     sem.release()
             if on_event:
                 on_event("end", spec, record)
+            if "ledger" in record.extra and budget.run_over(record.extra["ledger"]):
+                _mark_over_budget(attempt, budget)
             with guard:
                 if "ledger" in record.extra and not budget.spend(record.extra["ledger"]):
                     stopped.add("budget")
