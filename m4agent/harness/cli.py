@@ -171,9 +171,9 @@ def campaign_plan(
 
     try:
         for folder in usage_from or []:  # checked before the plan is written: a refused command writes nothing
-            if estimate.campaigns_under(folder) == 0:
-                raise M4AgentError(f"--usage-from {folder} holds no campaign (a folder with campaign.json and "
-                                   "plan.json, or folders of them)")
+            if estimate.planned_runs_under(folder) == 0:
+                raise M4AgentError(f"--usage-from {folder} holds no campaign's runs (give a campaign folder, "
+                                   "holding campaign.json and plan.json, or a folder of them)")
         built = campaign.plan(matrix, campaign_dir, agents=agent, tasks_dir=tasks_dir, add=add)
         whole, _, _ = campaign._matrix(campaign_dir)
         left = [spec for spec in campaign.planned_runs(campaign_dir)

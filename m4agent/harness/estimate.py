@@ -74,11 +74,12 @@ def _add(samples: Samples, attempt: records.AttemptRecord) -> None:
         samples.priced_as[(str(entry.get("provider", "")), str(entry.get("model", "")))] += 1
 
 
-def campaigns_under(folder: Path) -> int:
-    """How many campaigns ``--usage-from FOLDER`` reads (0: the folder holds none)."""
+def planned_runs_under(folder: Path) -> int:
+    """How many campaign runs ``--usage-from FOLDER`` reads (0: it holds no campaign, or lies where
+    discovery finds none, such as inside a run's attempts)."""
     if not folder.is_dir():
         raise M4AgentError(f"--usage-from {folder}: no such folder")
-    return len(discovery.find(folder, (records.RUN_FILE,)).campaigns)
+    return sum(len(found.specs) for found in discovery.find(folder, (records.RUN_FILE,)).campaigns)
 
 
 def mean_usage(usages: list[dict[str, Any]]) -> dict[str, float | None]:
