@@ -134,8 +134,9 @@ def test_tokens_dollars_and_time_come_from_an_earlier_campaigns_attempts(codex: 
 def test_the_plan_prints_the_estimate_and_its_sources(codex: DryRun, tmp_path: Path) -> None:
     done = _plan(_codex_matrix(tmp_path), tmp_path / "c", "--usage-from", str(codex.campaign_dir))
     assert done.returncode == 0, done.stderr
-    assert "codex/gpt-5: tokens: measured from 1 attempts; priced as openai/gpt-5 (at prices.toml" in done.stderr
-    assert "time: measured from 1 attempts" in done.stderr and "total: dollars $0.02" in done.stderr
+    assert "codex/gpt-5 tokens: measured from 1 attempts" in done.stderr
+    assert "codex/gpt-5 price: openai/gpt-5 at prices.toml 2026-12-01.1; time: measured from 1 attempts" in done.stderr
+    assert "total: dollars $0.02" in done.stderr
 
 
 def test_a_count_the_provider_does_not_report_is_left_out_not_averaged_as_zero(codex: DryRun,
@@ -227,3 +228,19 @@ def test_the_report_counts_runs_over_the_per_run_budget(codex: DryRun) -> None:
     assert built["validity"]["integrity"]["over_run_budget"] == 1
     (validity,) = [t for t in tables.validity_tables(built) if t.name == "validity"]
     assert ["Runs over the per-run budget ([budget] per_run_usd; graded)", "1"] in validity.rows
+
+
+def test_a_run_whose_mark_a_kill_lost_is_still_over_budget_in_its_result(codex: DryRun, harness_data_dir: Path,
+                                                                         tmp_path: Path) -> None:
+    copy = tmp_path / "killed"
+    shutil.copytree(codex.campaign_dir, copy, symlinks=True)
+    (spec,) = campaign.planned_runs(copy)
+    folder = records.run_folder(copy, spec)
+    (attempt_file,) = (path / records.ATTEMPT_FILE for path in records.attempt_folders(folder))
+    record = records.read_json(attempt_file)
+    del record["extra"]["budget_exceeded"]  # killed after the attempt ended, before it was marked
+    records.write_json_atomic(attempt_file, record)
+    (folder / records.RESULT_FILE).unlink()
+    matrix, tasks, _ = campaign._matrix(copy)
+    campaign.Grader(copy, harness_data_dir, tasks, matrix).grade([spec])
+    assert records.read_json(folder / records.RESULT_FILE)["budget_exceeded"] is True

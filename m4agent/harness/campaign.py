@@ -255,7 +255,7 @@ def _truth_exports(campaign_dir: Path, data_dir: Path, tasks: dict[str, Task], n
 
 
 def _result(spec: RunSpec, final: AttemptRecord, tried: int, grading: dict[str, Any] | None,
-            publishable: bool) -> dict[str, Any]:
+            publishable: bool, budget: ledger.Budget) -> dict[str, Any]:
     result: dict[str, Any] = {
         "key": spec.key, **asdict(spec), "outcome": final.outcome.value, "reason": final.reason,
         "attempt": final.number, "attempts": tried, "publishable": publishable,
@@ -264,7 +264,9 @@ def _result(spec: RunSpec, final: AttemptRecord, tried: int, grading: dict[str, 
     }
     if final.extra.get("flags"):  # graded, and set apart for review (integrity.FLAG_RULES)
         result["flags"] = final.extra["flags"]
-    if final.extra.get("budget_exceeded"):  # cost more than [budget] per_run_usd; graded all the same
+    # cost more than [budget] per_run_usd (marked after the attempt; read from its ledger again, should a
+    # kill have come between the two): graded all the same
+    if final.extra.get("budget_exceeded") or budget.run_over(final.extra.get("ledger") or {}):
         result["budget_exceeded"] = True
     if grading is not None:
         result.update(reward=grading["reward"], strict_pass=grading["strict_pass"], grading=grading)
@@ -291,6 +293,7 @@ class Grader:
 
     def __init__(self, campaign_dir: Path, data_dir: Path, tasks: dict[str, Task], matrix: Matrix):
         self.campaign_dir, self.data_dir, self.tasks, self.matrix = campaign_dir, data_dir, tasks, matrix
+        self.budget = ledger.Budget(**matrix.budget)
         self.inbox: queue.Queue[RunSpec | None] = queue.Queue()
         self.done: Counter[str] = Counter()
         self.error: BaseException | None = None
@@ -361,7 +364,7 @@ class Grader:
             if final.outcome.graded and final.has_output:
                 to_grade.append((spec, final, len(ended), output))
             else:
-                self._write(spec, _result(spec, final, len(ended), None, publishable))
+                self._write(spec, _result(spec, final, len(ended), None, publishable, self.budget))
         if not to_grade:
             return
         runs = [Run(run_id=spec.key, task=self.tasks[spec.task], output_path=output)
@@ -370,7 +373,7 @@ class Grader:
         graded = grade_runs_each_if_needed(runs, self.data_dir)
         for spec, final, tried, _ in to_grade:
             publishable = self.matrix.agents[spec.agent].agent.publishable
-            self._write(spec, _result(spec, final, tried, graded[spec.key], publishable))
+            self._write(spec, _result(spec, final, tried, graded[spec.key], publishable, self.budget))
 
     def _write(self, spec: RunSpec, result: dict[str, Any]) -> None:
         """The run's final files beside run.json (copies of the final attempt's), then result.json last."""

@@ -157,7 +157,7 @@ def campaign_plan(
     tasks_dir: TasksDir = None,
     add: Annotated[bool, typer.Option("--add", help="Add this matrix's runs to the campaign the folder already "
                                       "holds (without it, such a folder is refused).")] = False,
-    usage_from: Annotated[list[Path] | None, typer.Option("--usage-from", help="An earlier campaign (or a folder "
+    usage_from: Annotated[list[Path] | None, typer.Option("--usage-from", metavar="DIR", help="An earlier campaign (or a folder "
                                                           "of campaigns) whose measured tokens and times the "
                                                           "estimate uses; repeatable.", show_default=False)] = None,
     workers: Annotated[int | None, typer.Option("--workers", help="Containers at once the wall time is estimated "
@@ -227,8 +227,8 @@ def _print_estimate(found: Any) -> None:
     if not found.rows:
         console.print("estimate: no run left to run")
         return
-    console.print(f"estimate for the {found.runs} runs to run; tokens per run are input / cache read / cache "
-                  "write / output, time is the agent phase:", soft_wrap=True)
+    console.print(f"estimate for the {found.runs} runs to run (tokens: input / cache read / cache write / output; "
+                  "time: the agent phase):", soft_wrap=True)
     table = Table("agent/model", "runs", "tokens per run", "$ per run", "$ total", "minutes per run",
                   box=None, pad_edge=False)
     notes = []
@@ -236,8 +236,9 @@ def _print_estimate(found: Any) -> None:
         minutes = f"{'' if row.measured_seconds else '<= '}{row.seconds_per_run / 60:.1f}"
         table.add_row(f"{row.agent}/{row.model}", str(row.runs), _tokens(row.usage, row.uses_model),
                       _usd(row.usd_per_run), _usd(row.usd_total), minutes)
-        priced = f"; priced as {row.price}" if row.price else ""
-        notes.append(f"  {row.agent}/{row.model}: tokens: {row.tokens_source}{priced}; time: {row.seconds_source}")
+        notes.append(f"  {row.agent}/{row.model} tokens: {row.tokens_source}")
+        notes.append(f"  {row.agent}/{row.model} {'price: ' + row.price + '; ' if row.price else ''}"
+                     f"time: {row.seconds_source}")
     console.print(table)
     for line in notes:
         console.print(line, soft_wrap=True, markup=False)
