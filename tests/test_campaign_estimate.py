@@ -116,6 +116,14 @@ def test_an_agent_calling_no_model_costs_no_tokens(tmp_path: Path) -> None:
     assert row["usd_per_run"] == 0.0 and row["tokens_source"] == "no model"
 
 
+def test_a_local_model_costs_nothing_though_its_tokens_are_unknown(tmp_path: Path) -> None:
+    matrix = write_matrix(tmp_path / "m.toml", '[campaign]\ntasks = ["eicu-gcs"]\n[[agents]]\nname = "pi"\n'
+                          'models = ["qwen3:4b"]\noptions = { provider = "ollama", base_url = "https://ollama.invalid/v1" }\n')
+    row = _row(_plan_json(matrix, tmp_path / "c"), "pi", "qwen3:4b")
+    assert row["tokens_per_run"] is None and row["usd_per_run"] == 0.0
+    assert row["priced_as"] == "ollama/qwen3:4b at prices.toml 2026-12-01.1"
+
+
 # --- measured: an earlier campaign's attempts ------------------------------------------------------
 
 def test_tokens_dollars_and_time_come_from_an_earlier_campaigns_attempts(codex: DryRun, tmp_path: Path) -> None:

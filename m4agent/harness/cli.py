@@ -248,10 +248,11 @@ def _print_estimate(found: Any) -> None:
         usd = f"unknown ({_usd(found.usd_known)} for the agent/models whose cost is known)"
     else:
         usd = "unknown"
-    bound = "at most " if found.wall_is_upper_bound else "about "
+    bound = {"measured": "about ", "upper bound": "at most "}.get(found.wall_kind, "about ")
+    partly = " (the limit where not measured)" if found.wall_kind == "partly upper bound" else ""
     caps = "".join(f", {p} at most {c} at once" for p, c in sorted(found.provider_caps.items()))
-    console.print(f"total: dollars {usd}; wall time {bound}{found.wall_seconds / 3600:.1f} h at {found.workers} "
-                  f"worker(s){caps} (campaign run --workers N)", soft_wrap=True, markup=False)
+    console.print(f"total: dollars {usd}; wall time {bound}{found.wall_seconds / 3600:.1f} h{partly} at "
+                  f"{found.workers} worker(s){caps} (campaign run --workers N)", soft_wrap=True, markup=False)
     caps_set = ", ".join(f"{name} = {value:g}" for name, value in found.budget.items())
     console.print(f"budget: {caps_set or 'none'} ([budget] in the matrix: per_run_usd, per_campaign_usd)",
                   soft_wrap=True, markup=False)

@@ -16,7 +16,7 @@ A count a provider's protocol does not report is ``None`` in a ledger: it is lef
 (``prices.toml``). Wall time is the mean measured agent phase (``phases.agent``), else the
 attempt's limit (``[limits] agent_seconds``) as an upper bound, over the campaign's concurrency
 (``workers``, and ``provider_caps`` per provider). Agents that call no model (oracle, null, shell)
-cost nothing in tokens.
+cost nothing, and so does a model the price table prices at 0 (a local one), its tokens unknown or not.
 """
 
 from __future__ import annotations
@@ -153,14 +153,16 @@ class Estimate:
         return max(bounds)
 
     @property
-    def wall_is_upper_bound(self) -> bool:
-        return any(not row.measured_seconds for row in self.rows if row.runs)
+    def wall_kind(self) -> str:
+        """``measured``, ``upper bound`` (the limit stands for every time) or ``partly upper bound``."""
+        measured = {row.measured_seconds for row in self.rows}
+        return "measured" if measured == {True} else "upper bound" if measured == {False} else "partly upper bound"
 
     def as_json(self) -> dict[str, Any]:
         return {"runs": self.runs, "rows": [row.as_json() for row in self.rows], "usd_total": self.usd,
                 "usd_known_rows": self.usd_known, "workers": self.workers, "provider_caps": self.provider_caps,
                 "wall_seconds": self.wall_seconds,
-                "wall_seconds_kind": "upper bound where not measured" if self.wall_is_upper_bound else "measured",
+                "wall_seconds_kind": self.wall_kind,
                 "budget": self.budget, "price_table": ledger.load_prices().version}
 
 
@@ -182,26 +184,27 @@ def _row(matrix: Matrix, agent: str, model: str, runs: int, samples: Samples) ->
         seconds_source = f"measured from {len(samples.seconds)} attempts"
     else:
         seconds = float(matrix.limits.agent_seconds)
-        seconds_source = "the agent_seconds limit (upper bound)"
+        seconds_source = "the agent_seconds limit, an upper bound"
     common = dict(agent=agent, model=model, runs=runs, seconds_per_run=seconds, seconds_source=seconds_source,
                   measured_seconds=bool(samples.seconds), providers=providers)
-    if not providers:
+    pricing = getattr(entry.agent, "pricing_provider", None)
+    if not callable(pricing):  # oracle, null, shell: no model is called
         return Row(**common, uses_model=False, usage=None, usd_per_run=0.0, tokens_source="no model",
                    price="")
     if samples.priced_as:  # as the ledgers priced them (the model the CLI reported using)
         provider, priced = samples.priced_as.most_common(1)[0][0]
     else:
-        pricing = getattr(entry.agent, "pricing_provider", None)
-        provider, priced = (pricing(entry.options) if callable(pricing) else providers[0]), model
+        provider, priced = pricing(entry.options), model
     table = ledger.load_prices()
-    price = f"{provider}/{priced} ({'no price in' if table.price(provider, priced) is None else 'at'} " \
-            f"prices.toml {table.version})"
+    found = table.price(provider, priced)
+    price = f"{provider}/{priced}{': no price in' if found is None else ' at'} prices.toml {table.version}"
     usage = mean_usage(samples.usages)
     reported = {name: round(value) for name, value in usage.items() if value is not None}
     if not reported:
         why = "the measured attempts report no token counts" if samples.usages else "no measured attempts"
-        return Row(**common, uses_model=True, usage=None, usd_per_run=None, price=price,
-                   tokens_source=f"unknown: {why}, and {PUBLISHED_NOTE}")
+        free = found is not None and not any((found.input, found.output, found.cache_read, found.cache_write))
+        return Row(**common, uses_model=True, usage=None, usd_per_run=0.0 if free else None, price=price,
+                   tokens_source=f"unknown ({why}; {PUBLISHED_NOTE})")
     cost = ledger.estimate(ledger.Usage(**reported), provider, priced)
     return Row(**common, uses_model=True, usage=usage, usd_per_run=cost.usd, price=price,
                tokens_source=f"measured from {len(samples.usages)} attempts")
