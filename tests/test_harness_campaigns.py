@@ -319,8 +319,8 @@ def test_campaign_plan_json_lists_every_run_with_its_key(tree: Path, tmp_path: P
     matrix = write_matrix(tmp_path / "m.toml", '[campaign]\ntasks = ["*"]\ntrials = 2\n[[agents]]\nname = "null"\n')
     done = cli("campaign", "plan", str(matrix), "--dir", str(tmp_path / "c"), "--tasks-dir", str(tree), "--json")
     assert done.returncode == 0, done.stderr
-    lines = [json.loads(line) for line in done.stdout.splitlines()]
-    assert len(lines) == 56 and len({line["key"] for line in lines}) == 56
+    runs = json.loads(done.stdout)["runs"]
+    assert len(runs) == 56 and len({run["key"] for run in runs}) == 56
 
 
 def test_doctor_says_the_machine_is_ready(engine: Any, data_dir: Path) -> None:

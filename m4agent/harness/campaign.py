@@ -233,6 +233,7 @@ def _write_lock(campaign_dir: Path, ctx: RunContext, matrix: Matrix, tasks: dict
                              "network": "none", "read_only_root": True, "user": "non-root"},
         "agents": {name: {"version": e.agent.version_for(e.options), "models": list(e.models)}
                    for name, e in matrix.agents.items()},
+        "budget": matrix.budget,  # [budget]'s caps in US dollars, for every agent's runs
     }
     records.write_json_atomic(campaign_dir / LOCK_FILE, lock)
     (campaign_dir / "locks").mkdir(exist_ok=True)
@@ -256,7 +257,7 @@ def _truth_exports(campaign_dir: Path, data_dir: Path, tasks: dict[str, Task], n
 
 
 def _result(spec: RunSpec, final: AttemptRecord, tried: int, grading: dict[str, Any] | None,
-            publishable: bool) -> dict[str, Any]:
+            publishable: bool, budget: ledger.Budget) -> dict[str, Any]:
     result: dict[str, Any] = {
         "key": spec.key, **asdict(spec), "outcome": final.outcome.value, "reason": final.reason,
         "attempt": final.number, "attempts": tried, "publishable": publishable,
@@ -265,6 +266,10 @@ def _result(spec: RunSpec, final: AttemptRecord, tried: int, grading: dict[str, 
     }
     if final.extra.get("flags"):  # graded, and set apart for review (integrity.FLAG_RULES)
         result["flags"] = final.extra["flags"]
+    # cost more than [budget] per_run_usd (marked after the attempt; read from its ledger again, should a
+    # kill have come between the two): graded all the same
+    if final.extra.get("budget_exceeded") or budget.run_over(final.extra.get("ledger") or {}):
+        result["budget_exceeded"] = True
     if grading is not None:
         result.update(reward=grading["reward"], strict_pass=grading["strict_pass"], grading=grading)
     return result
@@ -290,6 +295,7 @@ class Grader:
 
     def __init__(self, campaign_dir: Path, data_dir: Path, tasks: dict[str, Task], matrix: Matrix):
         self.campaign_dir, self.data_dir, self.tasks, self.matrix = campaign_dir, data_dir, tasks, matrix
+        self.budget = ledger.Budget(**matrix.budget)
         self.inbox: queue.Queue[RunSpec | None] = queue.Queue()
         self.done: Counter[str] = Counter()
         self.error: BaseException | None = None
@@ -360,7 +366,7 @@ class Grader:
             if final.outcome.graded and final.has_output:
                 to_grade.append((spec, final, len(ended), output))
             else:
-                self._write(spec, _result(spec, final, len(ended), None, publishable))
+                self._write(spec, _result(spec, final, len(ended), None, publishable, self.budget))
         if not to_grade:
             return
         runs = [Run(run_id=spec.key, task=self.tasks[spec.task], output_path=output)
@@ -369,7 +375,7 @@ class Grader:
         graded = grade_runs_each_if_needed(runs, self.data_dir)
         for spec, final, tried, _ in to_grade:
             publishable = self.matrix.agents[spec.agent].agent.publishable
-            self._write(spec, _result(spec, final, tried, graded[spec.key], publishable))
+            self._write(spec, _result(spec, final, tried, graded[spec.key], publishable, self.budget))
 
     def _write(self, spec: RunSpec, result: dict[str, Any]) -> None:
         """The run's final files beside run.json (copies of the final attempt's), then result.json last."""
@@ -418,11 +424,6 @@ def _preflight_models(ctx: RunContext, matrix: Matrix, pending: list[RunSpec]) -
                             ctx.secrets, ctx.policy, ctx.scratch(), ctx.metering_ca, labels)
     records.write_json_atomic(ctx.campaign_dir / PREFLIGHT_FILE, {"probes": [p.to_json() for p in found]})
     probe.require(found)
-
-
-def _per_run_usd(matrix: Matrix) -> float | None:
-    value = matrix.source.get("budget", {}).get("per_run_usd")
-    return None if value is None else float(value)
 
 
 def _check_keys(matrix: Matrix, secrets: dict[str, str]) -> None:
@@ -490,7 +491,7 @@ def run(campaign_dir: Path, data_dir: Path, workers: int | None = None, wait: bo
                          campaign_dir=campaign_dir, policy=policy, limits=matrix.limits,
                          secrets=secrets or {},
                          agent_options={name: entry.options for name, entry in matrix.agents.items()},
-                         solutions=truth, templates=built, per_run_usd=_per_run_usd(matrix))
+                         solutions=truth, templates=built, per_run_usd=matrix.budget.get("per_run_usd"))
         ctx.metering_ca = MeteringCA(ctx.scratch() / "metering-ca")  # one per start; its key never leaves memory
         _write_lock(campaign_dir, ctx, matrix, tasks, cli_versions(engine, image))
         if preflight:
@@ -555,15 +556,24 @@ def routing(campaign_dir: Path, routes: tuple[tuple[str, str, int], ...]) -> lis
     return lines
 
 
+def _mark_over_budget(attempt: Path, budget: ledger.Budget) -> None:
+    """Record in ``attempt.json`` that the attempt cost more than ``[budget] per_run_usd``. The file is
+    read back, not rewritten from the record in memory: the file on disk is the redacted one."""
+    path = attempt / records.ATTEMPT_FILE
+    data = records.read_json(path)
+    data.setdefault("extra", {}).update(budget_exceeded=True, budget_per_run_usd=budget.per_run_usd)
+    records.write_json_atomic(path, data)
+
+
 def _work(ctx: RunContext, matrix: Matrix, pending: list[RunSpec], workers: int, grader: Grader,
           on_event: Progress | None) -> set[str]:
     caps = {provider: threading.Semaphore(cap) for provider, cap in matrix.provider_caps.items()}
     # A quota refusal stops its provider's queue for this campaign run: its runs stay pending (quota
-    # attempts never use up a run's retries) and the next `campaign run` resumes them. A campaign budget
-    # ([budget] per_campaign_usd, per_run_usd in the matrix) stops every queue once spent.
+    # attempts never use up a run's retries) and the next `campaign run` resumes them. The campaign's
+    # budget ([budget] per_campaign_usd) stops every queue once spent; an attempt over [budget]
+    # per_run_usd is recorded as such (the egress proxy is what stops it during the attempt).
     stopped: set[str] = set()
-    budget = ledger.Budget(**{k: float(v) for k, v in matrix.source.get("budget", {}).items()
-                              if k in ("per_run_usd", "per_campaign_usd")})
+    budget = ledger.Budget(**matrix.budget)
     guard = threading.Lock()
 
     def one(spec: RunSpec) -> None:
@@ -589,6 +599,8 @@ def _work(ctx: RunContext, matrix: Matrix, pending: list[RunSpec], workers: int,
                     sem.release()
             if on_event:
                 on_event("end", spec, record)
+            if "ledger" in record.extra and budget.run_over(record.extra["ledger"]):
+                _mark_over_budget(attempt, budget)
             with guard:
                 if "ledger" in record.extra and not budget.spend(record.extra["ledger"]):
                     stopped.add("budget")

@@ -159,25 +159,105 @@ def campaign_plan(
     tasks_dir: TasksDir = None,
     add: Annotated[bool, typer.Option("--add", help="Add this matrix's runs to the campaign the folder already "
                                       "holds (without it, such a folder is refused).")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the planned runs as JSON lines.")] = False,
+    usage_from: Annotated[list[Path] | None, typer.Option("--usage-from", metavar="DIR", help="An earlier campaign (or a folder "
+                                                          "of campaigns) whose measured tokens and times the "
+                                                          "estimate uses; repeatable.", show_default=False)] = None,
+    workers: Annotated[int | None, typer.Option("--workers", help="Containers at once the wall time is estimated "
+                                                "for (default: the matrix's).", show_default=False)] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the plan (runs, blocks, estimate) as JSON.")] = False,
 ) -> None:
-    """Plan a campaign: expand the matrix into runs, each with a content-hash key and a folder."""
-    from m4agent.harness import campaign
+    """Plan a campaign: expand the matrix into runs, each with a content-hash key and a folder, and estimate
+    its tokens, dollars and wall time before any is run."""
+    from m4agent.harness import campaign, estimate, records
+    from m4agent.harness.matrix import block_counts
 
     try:
+        for folder in usage_from or []:  # checked before the plan is written: a refused command writes nothing
+            if estimate.planned_runs_under(folder) == 0:
+                raise M4AgentError(f"--usage-from {folder} holds no campaign's runs (give a campaign folder, "
+                                   "holding campaign.json and plan.json, or a folder of them)")
         built = campaign.plan(matrix, campaign_dir, agents=agent, tasks_dir=tasks_dir, add=add)
+        whole, _, _ = campaign._matrix(campaign_dir)
+        left = [spec for spec in campaign.planned_runs(campaign_dir)
+                if records.state(records.run_folder(campaign_dir, spec), whole.max_retries) is records.RunState.PENDING]
+        found = estimate.estimate(whole, left, estimate.measure([campaign_dir, *(usage_from or [])]), workers)
     except M4AgentError as exc:
         _fail(exc)
+    blocks = block_counts(built)
     if as_json:
-        sys.stdout.write(campaign.write_planned(campaign_dir) + "\n")
+        sys.stdout.write(json.dumps({
+            "campaign_dir": str(campaign_dir), "planned": len(built.runs), "skipped": built.skipped,
+            "blocks": [{"block": name, "runs": sum(c.values()), "agent_models": dict(c)} for name, c in blocks.items()],
+            "runs": [json.loads(line) for line in campaign.write_planned(campaign_dir).splitlines()],
+            "estimate": found.as_json()}) + "\n")
         return
     total = len(campaign.planned_runs(campaign_dir))
     console.print(f"planned {len(built.runs)} runs in {campaign_dir}"
                   + (f" ({len(built.skipped)} cells skipped: eICU has no transformed schema)" if built.skipped else "")
                   + (f"; the campaign holds {total}" if total != len(built.runs) else ""), soft_wrap=True)
+    _print_blocks(blocks)
+    _print_estimate(found)
     keys = sorted({key for entry in built.agents.values() for key in entry.agent.key_variables(entry.options)})
     secrets = f" --secrets-file FILE   (FILE: {', '.join(f'{k}=...' for k in keys)}; docs/agents.md)" if keys else ""
     console.print(f"next: m4agent campaign run --dir {campaign_dir}{secrets}", soft_wrap=True, markup=False)
+
+
+def _print_blocks(blocks: dict[str, Counter[str]]) -> None:
+    columns = list(dict.fromkeys(name for counts in blocks.values() for name in counts))
+    table = Table("block", "runs", *columns, box=None, pad_edge=False)
+    for name, counts in blocks.items():
+        table.add_row(name, str(sum(counts.values())), *(str(counts.get(c, 0)) for c in columns))
+    console.print(table)
+
+
+def _tokens(usage: dict[str, float | None] | None, uses_model: bool) -> str:
+    """Tokens per run: input / cache read / cache write / output ("n/a" where the provider reports none)."""
+    if not uses_model:
+        return "none (no model)"
+    if usage is None:
+        return "unknown"
+    return " / ".join("n/a" if usage.get(name) is None else f"{usage[name]:,.0f}"
+                      for name in ("input", "cache_read", "cache_write", "output"))
+
+
+def _usd(value: float | None) -> str:
+    return "unknown" if value is None else f"${value:,.2f}"
+
+
+def _print_estimate(found: Any) -> None:
+    """The estimate as a table, each row's sources under it, and the totals."""
+    if not found.rows:
+        console.print("estimate: no run left to run")
+        return
+    console.print(f"estimate for the {found.runs} runs to run (tokens: input / cache read / cache write / output; "
+                  "time: the agent phase):", soft_wrap=True)
+    table = Table("agent/model", "runs", "tokens per run", "$ per run", "$ total", "minutes per run",
+                  box=None, pad_edge=False)
+    notes = []
+    for row in found.rows:
+        minutes = f"{'' if row.measured_seconds else '<= '}{row.seconds_per_run / 60:.1f}"
+        table.add_row(f"{row.agent}/{row.model}", str(row.runs), _tokens(row.usage, row.uses_model),
+                      _usd(row.usd_per_run), _usd(row.usd_total), minutes)
+        notes.append(f"  {row.agent}/{row.model} tokens: {row.tokens_source}")
+        notes.append(f"  {row.agent}/{row.model} {'price: ' + row.price + '; ' if row.price else ''}"
+                     f"time: {row.seconds_source}")
+    console.print(table)
+    for line in notes:
+        console.print(line, soft_wrap=True, markup=False)
+    if found.usd is not None:
+        usd = _usd(found.usd)
+    elif found.usd_known:
+        usd = f"unknown ({_usd(found.usd_known)} for the agent/models whose cost is known)"
+    else:
+        usd = "unknown"
+    bound = {"measured": "about ", "upper bound": "at most "}.get(found.wall_kind, "about ")
+    partly = " (the limit where not measured)" if found.wall_kind == "partly upper bound" else ""
+    caps = "".join(f", {p} at most {c} at once" for p, c in sorted(found.provider_caps.items()))
+    console.print(f"total: dollars {usd}; wall time {bound}{found.wall_seconds / 3600:.1f} h{partly} at "
+                  f"{found.workers} worker(s){caps} (campaign run --workers N)", soft_wrap=True, markup=False)
+    caps_set = ", ".join(f"{name} = {value:g}" for name, value in found.budget.items())
+    console.print(f"budget: {caps_set or 'none'} ([budget] in the matrix: per_run_usd, per_campaign_usd)",
+                  soft_wrap=True, markup=False)
 
 
 @campaign_app.command("run")

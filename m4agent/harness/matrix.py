@@ -24,6 +24,10 @@ A matrix file::
     [provider_caps]                    # containers at once per model provider
     anthropic = 1
 
+    [budget]                           # US dollars (ledger.Budget), for every agent's runs
+    per_run_usd = 2.0                  # a run over it is recorded as such
+    per_campaign_usd = 200.0           # no attempt starts once spent
+
 ``[[blocks]]`` tables (each with its own tasks, conditions, schemas, trials, an
 optional ``first_trial`` and an optional ``agents`` filter) replace the single block
 of ``[campaign]``; the built-in profiles (``profiles/*.toml``: M4Bench's
@@ -37,6 +41,7 @@ skipped and counted, as M4Bench's matrix rejects them.
 from __future__ import annotations
 
 import tomllib
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -72,6 +77,8 @@ class Matrix:
     provider_caps: dict[str, int] = field(default_factory=dict)
     skipped: list[str] = field(default_factory=list)
     source: dict[str, Any] = field(default_factory=dict)
+    blocks: dict[str, str] = field(default_factory=dict)  # run key -> the block that planned it
+    budget: dict[str, float] = field(default_factory=dict)  # [budget]: per_run_usd, per_campaign_usd
 
 
 def profiles() -> list[str]:
@@ -192,6 +199,8 @@ def build(doc: dict[str, Any], base: Path, tasks: dict[str, Task]) -> Matrix:
     return Matrix(
         description=str(campaign.get("description", "")),
         runs=[spec for spec, _ in runs.values()],
+        blocks={key: where for key, (_, where) in runs.items()},
+        budget=_budget(doc.get("budget", {})),
         agents=agents,
         limits=Limits(**limits_doc),
         workers=int(campaign.get("workers", 1)),
@@ -202,10 +211,37 @@ def build(doc: dict[str, Any], base: Path, tasks: dict[str, Task]) -> Matrix:
     )
 
 
+BUDGET_KEYS = ("per_run_usd", "per_campaign_usd")
+
+
+def _budget(raw: Any) -> dict[str, float]:
+    """``[budget]``: caps in US dollars, each a positive number, applying to every agent's runs."""
+    if not isinstance(raw, dict):
+        raise M4AgentError("matrix: [budget] must be a table (per_run_usd = 2.0, per_campaign_usd = 200.0)")
+    unknown = sorted(set(raw) - set(BUDGET_KEYS))
+    if unknown:
+        raise M4AgentError(f"matrix: unknown [budget] setting(s) {', '.join(unknown)}; it takes "
+                           f"{', '.join(BUDGET_KEYS)}")
+    found = {}
+    for name, value in raw.items():
+        if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+            raise M4AgentError(f"matrix: [budget] {name} must be a positive number of US dollars, not {value!r}")
+        found[name] = float(value)
+    return found
+
+
 def settings(matrix: Matrix) -> dict[str, Any]:
     """What a campaign runs its runs with (as opposed to which runs): one set per campaign."""
     return {"limits": matrix.limits.as_json(), "workers": matrix.workers, "max_retries": matrix.max_retries,
-            "provider_caps": matrix.provider_caps, "budget": matrix.source.get("budget", {})}
+            "provider_caps": matrix.provider_caps, "budget": matrix.budget}
+
+
+def block_counts(matrix: Matrix) -> dict[str, Counter[str]]:
+    """Runs per block, and per agent/model in each block, in the order the blocks plan them."""
+    counts: dict[str, Counter[str]] = {}
+    for spec in matrix.runs:
+        counts.setdefault(matrix.blocks.get(spec.key, "[campaign]"), Counter())[f"{spec.agent}/{spec.model}"] += 1
+    return counts
 
 
 def merge(matrices: list[Matrix]) -> Matrix:
@@ -213,6 +249,7 @@ def merge(matrices: list[Matrix]) -> Matrix:
     error), their agents (one agent, one set of options), the settings they share."""
     first, *rest = matrices
     runs = {spec.key: spec for spec in first.runs}
+    blocks = dict(first.blocks)
     agents = dict(first.agents)
     for number, other in enumerate(rest, 2):
         if settings(other) != settings(first):
@@ -226,6 +263,7 @@ def merge(matrices: list[Matrix]) -> Matrix:
                                f"has (e.g. {twice[0].label}); leave them out, or number its trials on "
                                "(first_trial = N in a block)")
         runs.update((spec.key, spec) for spec in other.runs)
+        blocks.update(other.blocks)
         for name, entry in other.agents.items():
             known = agents.get(name)
             if known is None:
@@ -239,7 +277,8 @@ def merge(matrices: list[Matrix]) -> Matrix:
     return Matrix(description="; ".join(m.description for m in matrices if m.description),
                   runs=list(runs.values()), agents=agents, limits=first.limits, workers=first.workers,
                   max_retries=first.max_retries, provider_caps=first.provider_caps,
-                  skipped=[line for m in matrices for line in m.skipped], source=first.source)
+                  skipped=[line for m in matrices for line in m.skipped], source=first.source, blocks=blocks,
+                  budget=first.budget)
 
 
 def _block_name(block: dict[str, Any], number: int) -> str:

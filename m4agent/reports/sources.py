@@ -82,6 +82,7 @@ class RunRecord:
     elapsed_seconds: float | None = None
     attempt_outcomes: list[str] = field(default_factory=list)  # every ended attempt, in order
     flags: list[str] = field(default_factory=list)  # graded, and set apart for review (e.g. truth_copy)
+    budget_exceeded: bool = False  # cost more than the campaign's [budget] per_run_usd
     match_rates: dict[str, float] = field(default_factory=dict)
 
     @property
@@ -355,6 +356,7 @@ def _fill_from_result(record: RunRecord, result: dict[str, Any]) -> None:
     record.elapsed_seconds = _float((result.get("phases") or {}).get("agent"))
     record.match_rates = _rates(grading.get("match_rates"))
     record.flags = sorted({str(flag.get("rule")) for flag in result.get("flags") or [] if isinstance(flag, dict)})
+    record.budget_exceeded = result.get("budget_exceeded") is True
     if grading:
         record.key_precision = _float(grading.get("key_precision"))
         record.key_recall = _float(grading.get("key_recall"))

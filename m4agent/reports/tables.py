@@ -186,6 +186,7 @@ def validity_tables(report: dict[str, Any]) -> list[Table]:
              "failures", "contamination_lint_failures": "Contamination-lint failures",
              "policy_violations": "Policy violations",
              "flagged_for_review": "Flagged for review (graded; e.g. an output identical to the truth)",
+             "over_run_budget": "Runs over the per-run budget ([budget] per_run_usd; graded)",
              "nonzero_agent_exits": "Nonzero agent exits",
              "missing_rewards": "Missing rewards", "strict_passes": "Fully passing (strict) runs",
              "diagnostic_failures": "Runs with a failed strict check", "agent_hours": "Agent wall-clock hours"}

@@ -59,6 +59,7 @@ def integrity(runs: list[RunRecord]) -> dict[str, Any]:
         "contamination_lint_failures": _count(runs, lambda r: r.contamination_lint is False),
         "policy_violations": _count(runs, lambda r: r.outcome == "policy_violation"),
         "flagged_for_review": _count(runs, lambda r: bool(r.flags)),
+        "over_run_budget": _count(runs, lambda r: r.budget_exceeded),
         "nonzero_agent_exits": _count(runs, lambda r: r.agent_returncode not in (0, None)),
         "missing_rewards": _count(runs, lambda r: r.reward is None),
         "strict_passes": _count(runs, lambda r: r.strict_pass),
