@@ -228,3 +228,27 @@ def test_a_spent_run_budget_stops_the_model_requests_and_the_run_is_graded_as_it
     assert kinds.count("call:Bash") == 1 and "text" not in kinds  # the final turn was never forwarded
     assert attempt.outcome in (Outcome.AGENT_ERROR, Outcome.NO_OUTPUT, Outcome.SCORED)
     assert run.result() is not None  # graded as it stands, like a run at its time limit
+
+
+SECRET_KEY = "sk-ant-dryrun-secret-7f3a91c2"
+LEAK = ('echo "key: $ANTHROPIC_API_KEY"; printf %s "$ANTHROPIC_API_KEY" | base64; '
+        'printf %s "$ANTHROPIC_API_KEY" | rev; printf %s "$ANTHROPIC_API_KEY" > /tmp/kept-key; true')
+
+
+def test_a_key_the_agent_prints_or_encodes_is_in_no_record_and_the_run_is_flagged(tmp_path: Path,
+                                                                                  data_dir: Path) -> None:
+    from m4agent.harness.redact import spellings
+
+    script = task_script("claude-sonnet-4-5")
+    script["turns"][0]["shell"] = script["turns"][0]["shell"] + "\n" + LEAK
+    run = dry_run(tmp_path, data_dir, agent="claude", hosts=["api.anthropic.com"], script=script,
+                  model="claude-sonnet-4-5", secrets={"ANTHROPIC_API_KEY": SECRET_KEY})
+    (attempt,) = run.attempts()
+    assert attempt.outcome is Outcome.SCORED
+    assert any(f["rule"] == "secret_value" for f in attempt.extra.get("flags", []))
+    folder = records.attempt_folders(run.run_folder())[0]
+    assert "key: " in (folder / "wire.jsonl").read_text()  # the tool's printout crossed the wire, redacted
+    forms = spellings([SECRET_KEY])
+    for path in [p for p in run.campaign_dir.rglob("*") if p.is_file() and p.name != "output.csv"]:
+        data = path.read_bytes()
+        assert not any(form in data for form in forms), path

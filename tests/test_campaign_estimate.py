@@ -23,7 +23,8 @@ from support.harness import cli, write_matrix
 from m4agent.harness import campaign, ledger, records
 
 CODEX_KEY = {"OPENAI_API_KEY": "sk-dryrun-0000"}
-PER_RUN_USD = 0.001  # the dry run's one attempt costs about $0.006 at gpt-5's prices
+PER_RUN_USD = 0.0055  # between the dry run's first request (~$0.0051 at gpt-5's prices) and its whole ~$0.006: the
+# proxy lets the second request through (the cap is not yet spent), and the attempt ends over the cap
 
 
 @pytest.fixture(scope="module")

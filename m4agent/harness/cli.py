@@ -94,7 +94,7 @@ def _print_status(summary: dict[str, Any], as_json: bool, campaign_dir: Path) ->
     table.add_row("mean reward (results written)", "-" if mean is None else f"{mean:.4f}")
     out.print(table)
     if summary.get("stopped"):
-        out.print(f"stopped before their runs ended: {', '.join(summary['stopped'])} (a provider's quota, or the "
+        out.print(f"stopped before their runs ended: {', '.join(summary['stopped'])} (a provider's quota or refused key, or the "
                   "campaign's budget); their runs stay pending: run the campaign again later", soft_wrap=True)
 
 

@@ -43,7 +43,7 @@ FAILURE_OUTCOMES = {
     "timeout": "timeout", "exception": "agent_error", "agent_nonzero_exit": "agent_error",
     "no_output": "no_output", "disallowed_egress": "policy_violation", "external_tool_use": "policy_violation",
     "claude_memory_escape": "policy_violation", "filesystem_canary": "policy_violation",
-    "contamination_lint": "policy_violation", "auth": "quota", "rate_limit": "quota",
+    "contamination_lint": "policy_violation", "auth": "invalid_key", "rate_limit": "quota",
     "missing_agent_db": "infra_error",
 }
 
