@@ -412,7 +412,8 @@ def _scratch(campaign_id: str) -> Iterator[None]:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _preflight_models(ctx: RunContext, matrix: Matrix, pending: list[RunSpec]) -> None:
+def _preflight_models(ctx: RunContext, matrix: Matrix, pending: list[RunSpec],
+                      say: Callable[[str], None] | None) -> None:
     """One minimal request per agent and model of the pending runs (``probe``); raise on any problem."""
     pairs = sorted({(spec.agent, spec.model) for spec in pending if matrix.agents[spec.agent].agent.calls_models})
     if not pairs:
@@ -423,6 +424,8 @@ def _preflight_models(ctx: RunContext, matrix: Matrix, pending: list[RunSpec]) -
                             [(matrix.agents[a].agent, matrix.agents[a].options, m) for a, m in pairs],
                             ctx.secrets, ctx.policy, ctx.scratch(), ctx.metering_ca, labels)
     records.write_json_atomic(ctx.campaign_dir / PREFLIGHT_FILE, {"probes": [p.to_json() for p in found]})
+    for answer in found if say is not None else ():
+        say(f"preflight: {answer.line()} ({answer.seconds:g} s)")
     probe.require(found)
 
 
@@ -457,14 +460,14 @@ Progress = Callable[[str, RunSpec, AttemptRecord | None], None]
 def run(campaign_dir: Path, data_dir: Path, workers: int | None = None, wait: bool = True,
         secrets: dict[str, str] | None = None, on_event: Progress | None = None,
         run_canary: bool = True, routes: tuple[tuple[str, str, int], ...] = (),
-        preflight: bool = True) -> dict[str, Any]:
+        preflight: bool = True, say: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Run (or resume) every pending run of a planned campaign, then grade; returns ``status``.
 
     ``routes`` send model hosts to given addresses (``(host, address, port)``, e.g. a provider's host
     to the scripted model server, or a local model endpoint); they are part of the egress policy.
     ``preflight`` first sends one minimal request per agent and model of the pending runs
     (``probe``): a rejected key, an unknown model or an unreachable provider stops the start
-    before any run, and the answers are kept in ``preflight.json``."""
+    before any run, and the answers are kept in ``preflight.json`` (and given to ``say``, a line each)."""
     campaign_dir = campaign_dir.resolve()
     matrix, tasks, meta = _matrix(campaign_dir)
     specs = planned_runs(campaign_dir)
@@ -496,7 +499,7 @@ def run(campaign_dir: Path, data_dir: Path, workers: int | None = None, wait: bo
         _write_lock(campaign_dir, ctx, matrix, tasks, cli_versions(engine, image))
         if preflight:
             _preflight_models(ctx, matrix, [s for s in specs if records.state(
-                records.run_folder(campaign_dir, s), matrix.max_retries) is RunState.PENDING])
+                records.run_folder(campaign_dir, s), matrix.max_retries) is RunState.PENDING], say)
         if run_canary:
             report = canary.run_canary(ctx, specs)
             records.write_json_atomic(campaign_dir / "canary.json", report)

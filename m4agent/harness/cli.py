@@ -61,7 +61,8 @@ def _progress_runner(campaign_dir: Path, data_dir: Path, workers: int | None, wa
                 progress.update(bar, counts=" ".join(f"{k} {v}" for k, v in sorted(outcomes.items())))
 
         return campaign.run(campaign_dir, data_dir, workers=workers, wait=wait, on_event=on_event,
-                            run_canary=canary, secrets=secrets, routes=routes, preflight=preflight)
+                            run_canary=canary, secrets=secrets, routes=routes, preflight=preflight,
+                            say=None if as_json else lambda line: console.print(line, soft_wrap=True, markup=False))
 
 
 def _incomplete(summary: dict[str, Any]) -> str | None:

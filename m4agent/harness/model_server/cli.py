@@ -48,7 +48,7 @@ def model_server(
     server = ScriptedModelServer(parsed, host=host, port=port, certificates=certificates, log=log).start()
     routes = " ".join(f"--route {name}={host}:{server.port}" for name in names)
     typer.echo(f"scripted model server on {server.url} ({len(parsed.turns)} turns from {script})\n"
-               f"trust its CA in the agents: options = {{ ca_cert = \"{certificates.ca.resolve()}\" }}\n"
+               f"give its CA to the harness in each agent's options: options = {{ ca_cert = \"{certificates.ca.resolve()}\" }}\n"
                f"route the providers to it:  m4agent campaign run --dir DIR {routes}\n"
                "Ctrl-C stops it.")
     try:
