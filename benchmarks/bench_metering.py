@@ -33,9 +33,9 @@ from typing import Any
 
 from m4agent.harness import ledger, metering
 from m4agent.harness.egress import EgressProxy, Metering, policy_for
-from m4agent.harness.model_server import ScriptedModelServer, make_certificates, parse_script
 from m4agent.harness.wire.certs import MeteringCA, upstream_context
 from m4agent.harness.wire.intercept import Meter
+from m4agent.model_server import ScriptedModelServer, make_certificates, parse_script
 
 HOST = "api.anthropic.com"
 BODY = {"model": "claude-sonnet-4-5", "max_tokens": 64, "messages": [{"role": "user", "content": "hi"}]}

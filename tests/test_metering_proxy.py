@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from m4agent.harness.egress import EgressPolicy, EgressProxy, Metering, policy_for
-from m4agent.harness.model_server import ScriptedModelServer, make_certificates, parse_script
 from m4agent.harness.wire.certs import MeteringCA, upstream_context
 from m4agent.harness.wire.exchange import Exchange
 from m4agent.harness.wire.intercept import Meter
+from m4agent.model_server import ScriptedModelServer, make_certificates, parse_script
 
 HOST = "api.anthropic.com"
 SCRIPT = {"model": "scripted", "turns": [{"text": "done", "usage": {"input": 5, "output": 7}}]}

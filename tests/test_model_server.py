@@ -14,7 +14,7 @@ import pytest
 
 from m4agent.errors import M4AgentError
 from m4agent.harness.egress import EgressProxy, policy_for
-from m4agent.harness.model_server import ScriptedModelServer, make_certificates, parse_script
+from m4agent.model_server import ScriptedModelServer, make_certificates, parse_script
 
 SCRIPT = {"model": "scripted", "turns": [
     {"shell": "echo hi > output.csv", "usage": {"input": 100, "cache_read": 20, "cache_write": 30, "output": 50,
@@ -215,7 +215,7 @@ def test_the_model_server_command_serves_a_script_and_says_how_to_route_to_it(tm
 
 
 def test_a_route_is_host_equals_address_colon_port() -> None:
-    from m4agent.harness.model_server.cli import parse_route
+    from m4agent.model_server.cli import parse_route
 
     assert parse_route("api.anthropic.com=127.0.0.1:8443") == ("api.anthropic.com", "127.0.0.1", 8443)
     with pytest.raises(M4AgentError, match="HOST=ADDRESS:PORT"):

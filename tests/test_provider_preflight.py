@@ -14,7 +14,7 @@ from support.dry_run import dry_run
 
 from m4agent.errors import M4AgentError
 from m4agent.harness import campaign, records
-from m4agent.harness.model_server import ScriptedModelServer, make_certificates, parse_script
+from m4agent.model_server import ScriptedModelServer, make_certificates, parse_script
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 

@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 import zstandard
 
-from m4agent.harness.model_server import ScriptedModelServer, parse_script
 from m4agent.harness.wire import Exchange, Metered, credential, meter
 from m4agent.harness.wire.decode import MAX_DECODED
 from m4agent.harness.wire.reader import MAX_TEXT
+from m4agent.model_server import ScriptedModelServer, parse_script
 
 COMMAND = "python3 -c 'print(42)' > output.csv"
 FIRST = {"input": 100, "cache_read": 20, "cache_write": 30, "output": 50, "reasoning": 10}

@@ -280,7 +280,7 @@ def campaign_run(
     First one minimal request per agent and model (the preflight) checks keys, models and routes;
     a problem stops the start before any run. Exit 0 when every planned run has its result, 3 when
     some have none yet (see the exit codes)."""
-    from m4agent.harness.model_server.cli import parse_route
+    from m4agent.model_server.cli import parse_route
 
     try:
         summary = _progress_runner(campaign_dir, _data_dir(data_dir), workers, not no_wait, as_json, not no_canary,
@@ -336,7 +336,7 @@ def run_one(
     Exit 0 on a strict pass, 2 on a strict failure or no output, 3 when the run got no result (see the
     exit codes). Again with another --trial, the same --dir holds the new trial beside the first."""
     from m4agent.harness import campaign, records
-    from m4agent.harness.model_server.cli import parse_route
+    from m4agent.model_server.cli import parse_route
 
     options = {}
     for item in option or []:
@@ -432,8 +432,8 @@ def _probe_check(name: str, model: str, options: dict[str, str], secrets: dict[s
     from m4agent.harness.agents import get_agent
     from m4agent.harness.egress import policy_for
     from m4agent.harness.image import image_tag
-    from m4agent.harness.model_server.cli import parse_route
     from m4agent.harness.wire.certs import MeteringCA
+    from m4agent.model_server.cli import parse_route
 
     adapter = get_agent(name)
     adapter.mounts(options)  # checks the options (and a subscription's files) before anything starts

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from m4agent.harness import campaign, records
-from m4agent.harness.model_server import ScriptedModelServer, make_certificates, parse_script
+from m4agent.model_server import ScriptedModelServer, make_certificates, parse_script
 from support.harness import write_matrix
 
 TASK = "mimic-sofa-24h"

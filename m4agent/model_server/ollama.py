@@ -10,8 +10,8 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
-from m4agent.harness.model_server.answers import Answer
-from m4agent.harness.model_server.protocol import Protocol, Reply, json_reply
+from m4agent.model_server.answers import Answer
+from m4agent.model_server.protocol import Protocol, Reply, json_reply
 
 OLLAMA_PATHS = ("/api/chat", "/api/tags", "/api/show", "/api/version")
 

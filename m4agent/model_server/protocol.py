@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from m4agent.harness.model_server.answers import Answer
+from m4agent.model_server.answers import Answer
 
 
 @dataclass

@@ -12,8 +12,8 @@ import json
 import time
 from typing import Any
 
-from m4agent.harness.model_server.answers import Answer, new_id
-from m4agent.harness.model_server.protocol import Protocol, Reply, json_reply, sse
+from m4agent.model_server.answers import Answer, new_id
+from m4agent.model_server.protocol import Protocol, Reply, json_reply, sse
 
 
 def _openai_error(kind: str, model: str) -> Reply:

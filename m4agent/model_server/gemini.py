@@ -13,8 +13,8 @@ import json
 import re
 from typing import Any
 
-from m4agent.harness.model_server.answers import Answer
-from m4agent.harness.model_server.protocol import Protocol, Reply, json_reply, sse
+from m4agent.model_server.answers import Answer
+from m4agent.model_server.protocol import Protocol, Reply, json_reply, sse
 
 _MODEL_RE = re.compile(r"/models/([^/:]+):")
 

@@ -5,9 +5,9 @@ users can dry-run a campaign with it (``m4agent model-server --script FILE``). S
 ``script`` for the script format, ``server`` for the server, ``tls`` for its CA.
 """
 
-from m4agent.harness.model_server.script import FAILURES, Script, Turn, Usage, load_script, parse_script
-from m4agent.harness.model_server.server import PROTOCOLS, ScriptedModelServer
-from m4agent.harness.model_server.tls import Certificates, make_certificates
+from m4agent.model_server.script import FAILURES, Script, Turn, Usage, load_script, parse_script
+from m4agent.model_server.server import PROTOCOLS, ScriptedModelServer
+from m4agent.model_server.tls import Certificates, make_certificates
 
 __all__ = ["FAILURES", "PROTOCOLS", "Certificates", "Script", "ScriptedModelServer", "Turn", "Usage",
            "load_script", "make_certificates", "parse_script"]

@@ -14,9 +14,9 @@ from typing import Annotated
 import typer
 
 from m4agent.errors import M4AgentError
-from m4agent.harness.model_server.script import load_script
-from m4agent.harness.model_server.server import ScriptedModelServer
-from m4agent.harness.model_server.tls import make_certificates
+from m4agent.model_server.script import load_script
+from m4agent.model_server.server import ScriptedModelServer
+from m4agent.model_server.tls import make_certificates
 
 DEFAULT_HOSTS = "api.anthropic.com,api.openai.com,generativelanguage.googleapis.com,ollama.local"
 

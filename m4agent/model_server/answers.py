@@ -15,7 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from m4agent.harness.model_server.script import Usage
+from m4agent.model_server.script import Usage
 
 # Shell tools of the CLIs we know, most specific first; any other tool with a `command` or `cmd` field follows.
 SHELL_TOOLS = ("Bash", "shell_command", "exec_command", "shell", "run_shell_command", "bash", "local_shell")

@@ -122,7 +122,7 @@ def parse_script(doc: dict[str, Any], source: str = "script") -> Script:
     """A script from its JSON/TOML document; every mistake names the turn and what to fix."""
     raw_turns = doc.get("turns")
     if not isinstance(raw_turns, list) or not raw_turns:
-        raise M4AgentError(f"{source}: needs a non-empty list `turns` (see m4agent.harness.model_server.script)")
+        raise M4AgentError(f"{source}: needs a non-empty list `turns` (see m4agent.model_server.script)")
     turns = []
     for number, raw in enumerate(raw_turns, 1):
         where = f"{source}: turn {number}"

@@ -28,14 +28,14 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from m4agent.harness.model_server.answers import Answer, shell_call
-from m4agent.harness.model_server.anthropic import Anthropic
-from m4agent.harness.model_server.gemini import Gemini
-from m4agent.harness.model_server.ollama import Ollama
-from m4agent.harness.model_server.openai import ChatCompletions, Responses
-from m4agent.harness.model_server.protocol import Protocol, Reply, json_reply
-from m4agent.harness.model_server.script import Script, Usage
-from m4agent.harness.model_server.tls import Certificates
+from m4agent.model_server.answers import Answer, shell_call
+from m4agent.model_server.anthropic import Anthropic
+from m4agent.model_server.gemini import Gemini
+from m4agent.model_server.ollama import Ollama
+from m4agent.model_server.openai import ChatCompletions, Responses
+from m4agent.model_server.protocol import Protocol, Reply, json_reply
+from m4agent.model_server.script import Script, Usage
+from m4agent.model_server.tls import Certificates
 
 PROTOCOLS: tuple[Protocol, ...] = (Anthropic(), Responses(), ChatCompletions(), Gemini(), Ollama())
 MAX_BODY = 64 * 1024 * 1024

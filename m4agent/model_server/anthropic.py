@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from m4agent.harness.model_server.answers import Answer, new_id
-from m4agent.harness.model_server.protocol import Protocol, Reply, json_reply, sse
+from m4agent.model_server.answers import Answer, new_id
+from m4agent.model_server.protocol import Protocol, Reply, json_reply, sse
 
 
 def _usage(answer: Answer, output: int) -> dict[str, Any]:
