@@ -234,7 +234,7 @@ app.add_typer(export_app, name="export")
 from m4agent.reports.cli import report  # noqa: E402, I001  (wiring only)
 app.command("report")(guarded(report))
 from m4agent.model_server.cli import model_server  # noqa: E402, I001  (wiring only)
-from m4agent.harness.view import view_command  # noqa: E402, I001  (wiring only)
+from m4agent.reports.view import view_command  # noqa: E402, I001  (wiring only)
 app.command("model-server")(guarded(model_server))
 app.command("view")(guarded(view_command))
 

@@ -21,7 +21,7 @@ from support.dry_run import dry_run, task_script
 from m4agent.harness import records
 from m4agent.harness.records import Outcome
 from m4agent.harness.trajectory import TRAJECTORY_FILE
-from m4agent.harness.view import write_view
+from m4agent.reports.view import write_view
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 

@@ -28,10 +28,10 @@ from m4agent.export.harbor_results import run_table
 from m4agent.grading import grade
 from m4agent.harness import campaign, records
 from m4agent.harness.records import AttemptRecord, Outcome, RunSpec
-from m4agent.harness.view import write_view
 from m4agent.registry import all_tasks
 from m4agent.reports import report
 from m4agent.reports.sources import load_table
+from m4agent.reports.view import write_view
 
 runner = CliRunner()
 SPOOFED_TASK = "fx-vaso"

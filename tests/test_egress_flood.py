@@ -28,7 +28,7 @@ import m4agent.harness.forwarder as forwarder_module
 from m4agent.harness import integrity, records
 from m4agent.harness.egress import MAX_REFUSAL_LINES, RESOLVER_THREADS, EgressPolicy, EgressProxy, policy_for
 from m4agent.harness.records import AttemptRecord, Outcome, RunSpec
-from m4agent.harness.view import write_view
+from m4agent.reports.view import write_view
 
 FLOOD_SCRIPT = Path(__file__).parent / "support" / "egress_flood.py"
 FORWARDER = Path(forwarder_module.__file__)

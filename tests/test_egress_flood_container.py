@@ -18,8 +18,8 @@ from support.harness import docker_engine, shell_campaign
 
 from m4agent.harness import campaign, container, records
 from m4agent.harness.egress import MAX_REFUSAL_LINES
-from m4agent.harness.view import write_view
 from m4agent.registry import TASKS_DIR
+from m4agent.reports.view import write_view
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 

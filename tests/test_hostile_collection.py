@@ -199,7 +199,7 @@ def test_report_lists_the_flagged_run_apart_and_counts_it(hostile: Hostile) -> N
 
 def test_secret_printed_in_any_spelling_reaches_no_record_and_is_flagged(hostile: Hostile) -> None:
     from m4agent.harness.redact import spellings
-    from m4agent.harness.view import write_view
+    from m4agent.reports.view import write_view
 
     assert "[redacted]" in (hostile.folder("secret_printed") / "trace.log").read_text()
     page = write_view(hostile.folder("secret_printed"))

@@ -21,9 +21,9 @@ import pytest
 from m4agent.errors import M4AgentError
 from m4agent.harness import records
 from m4agent.harness.records import RunSpec
-from m4agent.harness.view import write_view
 from m4agent.reference_export import export
 from m4agent.registry import TASKS_DIR, all_tasks
+from m4agent.reports.view import write_view
 
 TASK = "mimic-sofa-24h"
 SCORED = 7  # sofa and its six organ scores

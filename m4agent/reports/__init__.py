@@ -4,5 +4,6 @@ Modules, each owning one thing: ``sources`` (runs from an m4agent campaign, a fo
 ``result.json`` files, or M4Bench's published run tables), ``nmae`` (ordered-value nMAE of one
 output), ``resampling`` (bootstraps and the sign-flip test), ``estimands`` (cells, deltas,
 comparisons, controls), ``validity`` (completeness, outcomes, integrity), ``tables``, ``figures``,
-``page`` (the self-contained HTML) and ``report`` (the folder they make together).
+``page`` (the self-contained HTML), ``report`` (the folder they make together) and ``view``
+(``m4agent view``: HTML pages of single runs, what an agent did and how each cell scored).
 """
