@@ -100,8 +100,8 @@ def _run(argv: list[str], env: dict[str, str] | None = None) -> tuple[float, flo
 def _child_synth(mimic_patients: int, eicu_patients: int, seed: int, data_dir: str) -> dict:
     import duckdb
 
+    from m4agent.data.synth import synthesize
     from m4agent.paths import database_path
-    from m4agent.synth import synthesize
 
     start = time.perf_counter()
     synthesize("mimic-iv", Path(data_dir), patients=mimic_patients, seed=seed)

@@ -2,9 +2,9 @@
 
     python benchmarks/bench_loader.py [--dataset mimic-iv] [--patients 4700] [--work DIR]
 
-1. Synthesizes a source database (``m4agent.synth.synthesize``) and writes it
+1. Synthesizes a source database (``m4agent.data.synth.synthesize``) and writes it
    out in PhysioNet's layout with ``m4agent.physionet_export``.
-2. Loads the folder with ``m4agent.loader.load`` (validated headers, official
+2. Loads the folder with ``m4agent.data.load.load`` (validated headers, official
    types, progress bars, atomic rename) into a fresh data directory.
 3. Loads the same files with ``CREATE TABLE ... AS SELECT * FROM
    read_csv_auto(file)`` per file into a fresh database: the bare baseline,
@@ -27,7 +27,7 @@ from pathlib import Path
 
 import duckdb
 
-from m4agent.schema import tables
+from m4agent.data.schema import tables
 
 
 def _peak_rss_mib() -> float:
@@ -43,7 +43,7 @@ def _peak_rss_mib() -> float:
 def _run_loader(dataset: str, src: str, data_dir: str, out: mp.Queue) -> None:
     from rich.console import Console
 
-    from m4agent.loader import load
+    from m4agent.data.load import load
 
     started = time.perf_counter()
     db = load(dataset, Path(src), Path(data_dir), console=Console(stderr=True, quiet=True))
@@ -94,8 +94,8 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=None, help="scratch folder (default: a temporary one)")
     args = parser.parse_args()
 
+    from m4agent.data.synth import synthesize
     from m4agent.physionet_export import export
-    from m4agent.synth import synthesize
 
     work = args.work or Path(tempfile.mkdtemp(prefix="m4agent-bench-loader-"))
     work.mkdir(parents=True, exist_ok=True)

@@ -32,13 +32,13 @@ MIMIC_STAYS_PER_PATIENT = 87 / 80
 def _child_synth(dataset: str, patients: int, seed: int, folder: str) -> dict:
     import duckdb
 
-    from m4agent.schema import tables
+    from m4agent.data.schema import tables
 
     path = Path(folder) / f"{dataset}.duckdb"
     if dataset == "mimic-iv":
-        from m4agent.synth.mimic_iv import write_database
+        from m4agent.data.synth.mimic_iv import write_database
     else:
-        from m4agent.synth.eicu import write_database
+        from m4agent.data.synth.eicu import write_database
     start = time.perf_counter()
     write_database(path, patients=patients, seed=seed)
     seconds = time.perf_counter() - start
@@ -94,7 +94,7 @@ def main() -> None:
         return
 
     datasets = [d for d in args.datasets
-                if d == "mimic-iv" or importlib.util.find_spec("m4agent.synth.eicu") is not None]
+                if d == "mimic-iv" or importlib.util.find_spec("m4agent.data.synth.eicu") is not None]
     # peak MiB: the synthesis child's own peak RSS; children max: RUSAGE_CHILDREN so far (all children)
     # cpu s: CPU time of the synthesis child (wall time suffers when the machine is shared)
     print(f"{'dataset':9} {'stays':>7} {'rows':>11} {'seconds':>8} {'cpu s':>7} {'rows/s':>10} {'peak MiB':>9} "

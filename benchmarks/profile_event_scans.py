@@ -107,7 +107,7 @@ def count_scans(statements: list[tuple[Path, str]]) -> dict[str, dict[str, list[
 
 
 def _synthesize(patients: int, data_dir: Path) -> None:
-    from m4agent.synth import synthesize
+    from m4agent.data.synth import synthesize
 
     synthesize("mimic-iv", data_dir, patients=patients, seed=42)
 

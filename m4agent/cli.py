@@ -280,7 +280,7 @@ def _remove_partials(root: Path, dataset: str) -> None:
 
 
 def _synthesize(dataset: str, root: Path, patients: int, seed: int, edge_cases: bool = False) -> Path:
-    from m4agent.synth import synthesize
+    from m4agent.data.synth import synthesize
 
     try:
         with progress.status(f"synthesizing {dataset} ({patients} patients, seed {seed})"):
@@ -320,7 +320,7 @@ def data_load(
     no_wait: NoWait = False,
 ) -> None:
     """Load PhysioNet csv.gz files into DuckDB with the official column types (streaming, atomic)."""
-    from m4agent.loader import load
+    from m4agent.data.load import load
 
     with _data_dir(data_dir, writes=True, no_wait=no_wait) as root:
         path = load(dataset, src, root)
@@ -337,7 +337,7 @@ def data_download(
                                                  "(default: PhysioNet).")] = None,
 ) -> None:
     """Download an open PhysioNet demo, verified against its published SHA-256 list; resumable."""
-    from m4agent.download import download
+    from m4agent.data.download import download
 
     path = download(dataset, dest, base_url=base_url)
     console.print(f"[green]downloaded[/] {escape(str(path))}; next: `m4agent data load --src {escape(str(path))}`")

@@ -35,10 +35,10 @@ from pathlib import Path
 import duckdb
 from rich.console import Console
 
+from m4agent.data.schema import tables
 from m4agent.duckdb_session import release_dbt_handle
 from m4agent.errors import M4AgentError
 from m4agent.paths import PROJECT_ROOT, database_path
-from m4agent.schema import tables
 
 console = Console(stderr=True)
 SUMMARY_LINES = 15  # findings listed after a build; the rest are counted

@@ -22,8 +22,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from m4agent.data.schema import DATABASE_FILES
 from m4agent.errors import M4AgentError
-from m4agent.schema import DATABASE_FILES
 
 DEFAULT_DATA_DIR = "m4data"
 ENV_DATA_DIR = "M4AGENT_DATA_DIR"

@@ -1,6 +1,6 @@
 """Write a source database back out in PhysioNet's own csv.gz layout.
 
-The inverse of :mod:`m4agent.loader`: MIMIC-IV tables go to ``hosp/`` and
+The inverse of :mod:`m4agent.data.load`: MIMIC-IV tables go to ``hosp/`` and
 ``icu/``, eICU tables to flat camelCase files, each with a header line of the
 official columns in official order, timestamps as ``YYYY-MM-DD HH:MM:SS``,
 dates as ``YYYY-MM-DD``, an empty field for NULL and ``""`` for an empty
@@ -16,8 +16,8 @@ from pathlib import Path
 
 import duckdb
 
+from m4agent.data.schema import Table, tables
 from m4agent.errors import M4AgentError
-from m4agent.schema import Table, tables
 
 
 def _select_sql(table: Table) -> str:

@@ -1,4 +1,4 @@
-"""Regenerate the source declarations and thin staging views from m4agent/schema.py.
+"""Regenerate the source declarations and thin staging views from m4agent/data/schema.py.
 
 Run after changing an official table definition:
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from m4agent.schema import EICU, MIMIC_IV, Table
+from m4agent.data.schema import EICU, MIMIC_IV, Table
 
 ROOT = Path(__file__).resolve().parent.parent
 STAGING = ROOT / "models" / "staging"

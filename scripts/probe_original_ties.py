@@ -59,8 +59,8 @@ def probe(seed: int, patients: int, edge_cases: bool, salts: list[str], threads:
     from support import golden
     from test_determinism import shuffle_rows
 
+    from m4agent.data.synth import synthesize
     from m4agent.registry import all_tasks
-    from m4agent.synth import synthesize
 
     tasks = sorted(n for n in all_tasks() if n.startswith("mimic-"))
     with tempfile.TemporaryDirectory(prefix="m4agent-probe-") as scratch:

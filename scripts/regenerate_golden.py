@@ -89,9 +89,9 @@ def _truths(work: Path, out: Path) -> dict[str, list[list[str]]]:
     import original_ground_truth as original
     from conformance_exceptions import original_tie_keys, original_ties_of
 
+    from m4agent.data.synth import synthesize
     from m4agent.paths import database_path
     from m4agent.registry import all_tasks
-    from m4agent.synth import synthesize
 
     for dataset in ("mimic-iv", "eicu"):
         synthesize(dataset, work, patients=PATIENTS, seed=SEED, edge_cases=True)

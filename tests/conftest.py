@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from m4agent.synth import synthesize
+from m4agent.data.synth import synthesize
 
 DEFAULT_PATIENTS = 200
 DEFAULT_SEED = 42

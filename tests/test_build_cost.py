@@ -28,9 +28,9 @@ from typing import NamedTuple
 import pytest
 
 from m4agent import dbt_parse_cache
+from m4agent.data.synth import synthesize
 from m4agent.dbt_runner import FULL_TESTS_TAG, artefact_dir, build_args, invoke
 from m4agent.paths import PROJECT_ROOT
-from m4agent.synth import synthesize
 
 RULES = """
       - column_rules:

@@ -97,7 +97,7 @@ def _release_dbt_database() -> None:
 
 @pytest.fixture(scope="module", params=DATASETS, ids=[d.label for d in DATASETS])
 def built(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[BuiltPair]:
-    from m4agent.synth import synthesize
+    from m4agent.data.synth import synthesize
 
     dataset: Dataset = request.param
     seed = dataset.seed

@@ -19,11 +19,11 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from m4agent.data.synth import synthesize
 from m4agent.dbt_runner import build
 from m4agent.paths import database_path
 from m4agent.reference_export import export
 from m4agent.registry import all_tasks
-from m4agent.synth import synthesize
 
 pytestmark = pytest.mark.slow
 

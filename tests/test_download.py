@@ -25,7 +25,7 @@ from fixtures.physionet_tiny import write_tiny_folder
 from typer.testing import CliRunner
 
 from m4agent.cli import app
-from m4agent.download import download
+from m4agent.data.download import download
 from m4agent.errors import M4AgentError
 
 

@@ -17,10 +17,10 @@ import pytest
 from typer.testing import CliRunner
 
 from m4agent.cli import app
+from m4agent.data.synth import synthesize
+from m4agent.data.synth.eicu_edge_cases import AGES, PREICU_OFFSETS
+from m4agent.data.synth.mimic_iv.edge_cases import CHART_CUT_POINTS, LAB_CUT_POINTS
 from m4agent.paths import database_path
-from m4agent.synth import synthesize
-from m4agent.synth.eicu_edge_cases import AGES, PREICU_OFFSETS
-from m4agent.synth.mimic_iv.edge_cases import CHART_CUT_POINTS, LAB_CUT_POINTS
 
 PATIENTS = 40
 SEED = 5

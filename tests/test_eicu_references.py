@@ -24,8 +24,8 @@ import pytest
 from support import golden, original_facts
 from support.eicu_odd_rows import plant_odd_rows
 
+from m4agent.data.synth import synthesize
 from m4agent.paths import database_path
-from m4agent.synth import synthesize
 
 pytestmark = pytest.mark.slow
 

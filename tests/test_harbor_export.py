@@ -24,12 +24,12 @@ import duckdb
 import pytest
 
 from m4agent import workspaces
+from m4agent.data.synth import synthesize
 from m4agent.dbt_runner import invoke
 from m4agent.errors import M4AgentError
 from m4agent.export.harbor import HarborTask, export_harbor, read_exported, task_dir_name
 from m4agent.harness.instructions import build_instruction
 from m4agent.registry import all_tasks
-from m4agent.synth import synthesize
 
 pytestmark = pytest.mark.slow
 

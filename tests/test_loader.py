@@ -1,6 +1,6 @@
 """`m4agent data load`: PhysioNet csv.gz folders into DuckDB, and every bad input.
 
-Each bad input is checked twice, through ``m4agent.loader.load`` and through
+Each bad input is checked twice, through ``m4agent.data.load.load`` and through
 the CLI, for the one-line message naming the file, and for what is left on
 disk: no database and no ``.partial`` after a failed first load, and the
 previous good database byte-for-byte untouched after a failed reload.
@@ -26,9 +26,9 @@ from fixtures.physionet_tiny import write_tiny_folder
 from typer.testing import CliRunner
 
 from m4agent.cli import app
+from m4agent.data.load import load
+from m4agent.data.schema import tables
 from m4agent.errors import M4AgentError
-from m4agent.loader import load
-from m4agent.schema import tables
 
 DB_NAMES = {"mimic-iv": "mimic_iv.duckdb", "eicu": "eicu.duckdb"}
 BIG_FILE = {"mimic-iv": "icu/chartevents.csv.gz", "eicu": "nurseCharting.csv.gz"}
@@ -274,7 +274,7 @@ _LOAD_SCRIPT = """
 import signal
 import sys
 from pathlib import Path
-from m4agent.loader import load
+from m4agent.data.load import load
 # Ctrl-C as in a terminal, even when this test runs where SIGINT is ignored (a background job)
 signal.signal(signal.SIGINT, signal.default_int_handler)
 load("mimic-iv", Path(sys.argv[1]), Path(sys.argv[2]))

@@ -8,7 +8,7 @@ with the quote doubled, an empty unquoted field for NULL (mimic-code and eicu-co
 with ``CSV HEADER NULL ''``), timestamps as ``YYYY-MM-DD HH:MM:SS``. The rows below are typed
 in that form; every other table file holds only its header (the loader needs every file).
 The MIMIC-IV headers of those files come from the published DDL's facts
-(tests/fixtures/mimic_code_ddl), not from m4agent/schema.py.
+(tests/fixtures/mimic_code_ddl), not from m4agent/data/schema.py.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ import pytest
 from rich.console import Console
 from support import ddl_facts
 
-from m4agent.loader import load
-from m4agent.schema import EICU
+from m4agent.data.load import load
+from m4agent.data.schema import EICU
 
 MIMIC_FILES = {
     "hosp/patients.csv.gz": (

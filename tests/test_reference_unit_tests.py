@@ -16,10 +16,10 @@ import json
 import pytest
 import yaml
 
+from m4agent.data.synth import synthesize
 from m4agent.dbt_runner import artefact_dir, invoke
 from m4agent.errors import M4AgentError
 from m4agent.paths import PROJECT_ROOT
-from m4agent.synth import synthesize
 
 pytestmark = pytest.mark.slow
 

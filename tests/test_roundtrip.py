@@ -16,9 +16,9 @@ import duckdb
 import pytest
 from fixtures.physionet_tiny import write_tiny_database
 
-from m4agent.loader import load
+from m4agent.data.load import load
+from m4agent.data.schema import tables
 from m4agent.physionet_export import export
-from m4agent.schema import tables
 
 
 def _columns(con: duckdb.DuckDBPyConnection, catalog: str, schema: str, table: str) -> list[tuple]:
@@ -86,7 +86,7 @@ def test_export_writes_physionet_text(tmp_path: Path) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("dataset", ["mimic-iv", "eicu"])
 def test_synthetic_round_trip(dataset: str, tmp_path: Path) -> None:
-    from m4agent.synth import synthesize
+    from m4agent.data.synth import synthesize
 
     original = synthesize(dataset, tmp_path / "synth", patients=40, seed=7)
     folder = export(original, dataset, tmp_path / "physionet")

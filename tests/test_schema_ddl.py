@@ -1,4 +1,4 @@
-"""m4agent/schema.py against mimic-code's published MIMIC-IV DDL, held as data.
+"""m4agent/data/schema.py against mimic-code's published MIMIC-IV DDL, held as data.
 
 tests/fixtures/mimic_code_ddl/create_sql_columns.csv holds the facts of mimic-code's
 ``create.sql`` (see its README). Every table we define must have the published columns in
@@ -14,7 +14,7 @@ import re
 import pytest
 from support import ddl_facts
 
-from m4agent.schema import MIMIC_IV
+from m4agent.data.schema import MIMIC_IV
 
 PUBLISHED = ddl_facts.published_tables()
 

@@ -7,9 +7,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from m4agent.schema import EICU
-from m4agent.synth import synthesize
-from m4agent.synth.eicu import write_database
+from m4agent.data.schema import EICU
+from m4agent.data.synth import synthesize
+from m4agent.data.synth.eicu import write_database
 
 PATIENTS = 60
 

@@ -14,9 +14,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from m4agent.schema import MIMIC_IV
-from m4agent.synth import synthesize
-from m4agent.synth.mimic_iv import catalog
+from m4agent.data.schema import MIMIC_IV
+from m4agent.data.synth import synthesize
+from m4agent.data.synth.mimic_iv import catalog
 
 Query = Callable[[str], list[tuple]]
 

@@ -1,7 +1,7 @@
 """The native export: every source and derived table once per data directory, as Parquet.
 
 ``DIR/workspaces/native/data/<schema>/<table>.parquet`` (ZSTD, read-only) for
-``mimiciv_hosp`` and ``mimiciv_icu`` (the tables of ``m4agent.schema``),
+``mimiciv_hosp`` and ``mimiciv_icu`` (the tables of ``m4agent.data.schema``),
 ``mimiciv_derived`` (every table or view dbt built there in ``DIR/mimic_iv.duckdb``)
 and ``eicu_crd`` (from ``DIR/eicu.duckdb``). The ``reference``, staging and value-set
 schemas are never exported: no workspace may see them.
@@ -23,10 +23,10 @@ from pathlib import Path
 
 import duckdb
 
+from m4agent.data.schema import tables
 from m4agent.duckdb_session import quote_identifier, sql_string
 from m4agent.errors import M4AgentError
 from m4agent.paths import database_path
-from m4agent.schema import tables
 from m4agent.workspaces.files import read_json, write_json, write_parquet
 from m4agent.workspaces.paths import NATIVE, data_root, stamp_path
 

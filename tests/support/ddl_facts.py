@@ -3,7 +3,7 @@
 ``tests/fixtures/mimic_code_ddl/create_sql_columns.csv`` holds the facts of
 MIT-LCP/mimic-code ``mimic-iv/buildmimic/postgres/create.sql`` (schema, table,
 column position, column, Postgres type, NOT NULL), so the test of
-:mod:`m4agent.schema` against the published DDL runs without mimic-code.
+:mod:`m4agent.data.schema` against the published DDL runs without mimic-code.
 :func:`columns_of_create_sql` is how the CSV was made (see the fixture's README).
 """
 

@@ -229,7 +229,7 @@ def write_eicu_truths(work: Path, out: Path) -> None:
 
     import original_ground_truth as original
 
-    from m4agent.synth import synthesize
+    from m4agent.data.synth import synthesize
     from support.eicu_odd_rows import plant_odd_rows
 
     for label, (seed, odd) in EICU_DATASETS.items():

@@ -10,8 +10,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+from m4agent.data.synth import synthesize
 from m4agent.dbt_runner import build
-from m4agent.synth import synthesize
 
 PATIENTS = 40
 SEED = 42

@@ -8,6 +8,6 @@ and the messy cases of real MIMIC-IV, so every branch of the mimic-code
 concepts and of the M4Bench references is exercised.
 """
 
-from m4agent.synth.mimic_iv.writer import write_database
+from m4agent.data.synth.mimic_iv.writer import write_database
 
 __all__ = ["write_database"]

@@ -33,8 +33,8 @@ from rich.progress import (
     TransferSpeedColumn,
 )
 
+from m4agent.data.schema import tables
 from m4agent.errors import M4AgentError
-from m4agent.schema import tables
 
 CHECKSUM_FILE = "SHA256SUMS.txt"
 CHUNK = 1 << 20

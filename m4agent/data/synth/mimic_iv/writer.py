@@ -1,6 +1,6 @@
 """Write a complete synthetic MIMIC-IV DuckDB database.
 
-Tables are created from ``m4agent.schema.MIMIC_IV`` (official names, column
+Tables are created from ``m4agent.data.schema.MIMIC_IV`` (official names, column
 order, types and NOT NULLs), the dictionaries are filled from the catalog, and
 patients are generated in chunks that are appended table by table, so memory
 stays bounded by the chunk size whatever the number of patients.
@@ -13,11 +13,11 @@ from pathlib import Path
 
 import duckdb
 
+from m4agent.data.schema import MIMIC_IV, create_table_sql
+from m4agent.data.synth.mimic_iv import catalog as cat
+from m4agent.data.synth.mimic_iv.buffers import TableBuffer
+from m4agent.data.synth.mimic_iv.patients import Counters, PatientFactory
 from m4agent.errors import M4AgentError
-from m4agent.schema import MIMIC_IV, create_table_sql
-from m4agent.synth.mimic_iv import catalog as cat
-from m4agent.synth.mimic_iv.buffers import TableBuffer
-from m4agent.synth.mimic_iv.patients import Counters, PatientFactory
 
 CHUNK_PATIENTS = 500
 DUCKDB_MEMORY_LIMIT = "512MB"

@@ -14,7 +14,7 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
-from m4agent.schema import Table
+from m4agent.data.schema import Table
 
 _INT_TYPES = {"INTEGER", "SMALLINT", "BIGINT"}
 _FLOAT_TYPES = {"DOUBLE", "FLOAT"}

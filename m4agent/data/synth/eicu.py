@@ -1,7 +1,7 @@
 """Deterministic synthetic eICU-CRD 2.0 with the official schema.
 
 ``write_database(path, patients=, seed=)`` creates a DuckDB file with schema
-``eicu_crd`` holding every table of :data:`m4agent.schema.EICU`, filled with
+``eicu_crd`` holding every table of :data:`m4agent.data.schema.EICU`, filled with
 clinically plausible unit stays written in eICU's own conventions: times are
 integer minutes from unit admission (negative before it), ages are text
 (``'87'``, ``'> 89'``, ``''``), APACHE variables code "missing" as -1,
@@ -31,7 +31,7 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
-from m4agent.schema import EICU, Table, create_table_sql
+from m4agent.data.schema import EICU, Table, create_table_sql
 
 CHUNK_STAYS = 2000
 

@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from m4agent.synth.mimic_iv import catalog as cat
-from m4agent.synth.mimic_iv import clock
-from m4agent.synth.mimic_iv.buffers import TableBuffer
-from m4agent.synth.mimic_iv.scenarios import organ_levels, scenario_for
+from m4agent.data.synth.mimic_iv import catalog as cat
+from m4agent.data.synth.mimic_iv import clock
+from m4agent.data.synth.mimic_iv.buffers import TableBuffer
+from m4agent.data.synth.mimic_iv.scenarios import organ_levels, scenario_for
 
 MIN = 60_000_000
 HOUR = 60 * MIN

@@ -29,9 +29,9 @@ def synthesize(dataset: str, data_dir: Path, patients: int = 200, seed: int = 42
     for stale in (tmp, Path(str(tmp) + ".wal")):
         stale.unlink(missing_ok=True)
     if dataset == "mimic-iv":
-        from m4agent.synth.mimic_iv import write_database
+        from m4agent.data.synth.mimic_iv import write_database
     elif dataset == "eicu":
-        from m4agent.synth.eicu import write_database
+        from m4agent.data.synth.eicu import write_database
     else:
         raise M4AgentError(f"unknown dataset {dataset!r}; choose mimic-iv or eicu")
     write_database(tmp, patients=patients, seed=seed)
@@ -45,9 +45,9 @@ def synthesize(dataset: str, data_dir: Path, patients: int = 200, seed: int = 42
 def plant_edge_cases(dataset: str, path: Path) -> None:
     """Plant the dataset's edge cases into the synthetic database at ``path`` (written by the generator)."""
     if dataset == "mimic-iv":
-        from m4agent.synth.mimic_iv.edge_cases import plant
+        from m4agent.data.synth.mimic_iv.edge_cases import plant
     else:
-        from m4agent.synth.eicu_edge_cases import plant
+        from m4agent.data.synth.eicu_edge_cases import plant
     con = duckdb.connect(str(path))
     try:
         plant(con)

@@ -2,7 +2,7 @@
 
 MIMIC-IV (3.1, demo 2.2) ships ``hosp/*.csv.gz`` and ``icu/*.csv.gz``;
 eICU-CRD (2.0, demo 2.0.1) ships flat camelCase ``*.csv.gz`` files. Every
-table of :mod:`m4agent.schema` is read with its official column types (never
+table of :mod:`m4agent.data.schema` is read with its official column types (never
 inferred from the data) and PhysioNet's own CSV conventions: comma separated,
 double-quote quoting, a header line, and an *unquoted* empty field as NULL
 (the ``NULL ''`` of mimic-code's ``load_gz.sql``), so a quoted ``""`` stays an
@@ -35,9 +35,9 @@ import duckdb
 from rich.console import Console
 from rich.progress import BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn
 
+from m4agent.data.schema import Table, create_table_sql, schemas, tables
 from m4agent.errors import M4AgentError
 from m4agent.paths import database_path
-from m4agent.schema import Table, create_table_sql, schemas, tables
 
 DEFAULT_MEMORY_LIMIT = "8GB"  # full MIMIC-IV streams within it; DuckDB spills to <db>.partial.tmp beyond
 ENV_MEMORY_LIMIT = "M4AGENT_LOAD_MEMORY_LIMIT"
