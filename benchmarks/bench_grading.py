@@ -41,8 +41,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # the
 from support import pandas_oracle  # noqa: E402
 from support.perturb import perturbations, read_rows  # noqa: E402
 
-from m4agent import duckdb_session  # noqa: E402
-from m4agent.dbt_runner import artefact_dir  # noqa: E402
+from m4agent.dbt import duckdb_session  # noqa: E402
+from m4agent.dbt.runner import artefact_dir  # noqa: E402
 from m4agent.grading import truth_cache  # noqa: E402
 from m4agent.grading.grade import grade_results_root  # noqa: E402
 from m4agent.paths import resolve_data_dir  # noqa: E402

@@ -122,7 +122,7 @@ def main() -> int:
                         help="another checkout of the dbt project (e.g. an older commit, to compare)")
     args = parser.parse_args()
 
-    from m4agent.dbt_runner import invoke
+    from m4agent.dbt.runner import invoke
 
     temporary = None if args.data_dir else Path(tempfile.mkdtemp(prefix="m4a-scans-"))
     data_dir = args.data_dir or temporary

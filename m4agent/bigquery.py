@@ -18,7 +18,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from m4agent.dbt_runner import FULL_TESTS_TAG, artefact_dir, invoke
+from m4agent.dbt.runner import FULL_TESTS_TAG, artefact_dir, invoke
 from m4agent.errors import M4AgentError
 
 TARGET = "bigquery"

@@ -345,7 +345,7 @@ def data_download(
 
 def _build(root: Path, select: str | None, full_tests: bool = False, unit_tests: bool = False) -> float:
     """dbt build with the progress bar and a closing line; its seconds."""
-    from m4agent.dbt_runner import build
+    from m4agent.dbt.runner import build
 
     started = time.perf_counter()
     build(root, select=select, full_tests=full_tests, unit_tests=unit_tests)

@@ -30,9 +30,9 @@ from pathlib import Path
 
 import duckdb
 
-from m4agent import duckdb_session
-from m4agent.dbt_runner import artefact_dir
-from m4agent.duckdb_session import quote_identifier
+from m4agent.dbt import duckdb_session
+from m4agent.dbt.duckdb_session import quote_identifier
+from m4agent.dbt.runner import artefact_dir
 from m4agent.errors import M4AgentError
 from m4agent.paths import database_path, resolve_data_dir
 from m4agent.registry import load_task

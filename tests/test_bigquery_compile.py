@@ -36,7 +36,7 @@ import pytest
 import sqlglot  # dev extras, with dbt-bigquery: a missing one is a broken install, not a skip
 
 from m4agent.data.synth import synthesize
-from m4agent.dbt_runner import invoke
+from m4agent.dbt.runner import invoke
 from m4agent.paths import PROJECT_ROOT, database_path
 from m4agent.registry import all_tasks
 

@@ -27,9 +27,9 @@ from typing import NamedTuple
 
 import pytest
 
-from m4agent import dbt_parse_cache
 from m4agent.data.synth import synthesize
-from m4agent.dbt_runner import FULL_TESTS_TAG, artefact_dir, build_args, invoke
+from m4agent.dbt import parse_cache
+from m4agent.dbt.runner import FULL_TESTS_TAG, artefact_dir, build_args, invoke
 from m4agent.paths import PROJECT_ROOT
 
 RULES = """
@@ -82,7 +82,7 @@ def rule_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict]:
             dev: {{type: duckdb, path: "{project / 'rules.duckdb'}", threads: 1}}
     """))
     dbtRunner().invoke(["build", "--project-dir", str(project), "--profiles-dir", str(project), "--quiet"])
-    from m4agent.duckdb_session import release_dbt_handle
+    from m4agent.dbt.duckdb_session import release_dbt_handle
 
     release_dbt_handle()
     results = json.loads((project / "target" / "run_results.json").read_text())["results"]
@@ -151,7 +151,7 @@ def parsed(tmp_path_factory: pytest.TempPathFactory) -> Parsed:
     other with a fresh parse cache."""
     cache = tmp_path_factory.mktemp("parse_cache")
     project = tmp_path_factory.mktemp("project")  # a snapshot: the checkout may change between the runs
-    for part in dbt_parse_cache.PROJECT_PARTS:
+    for part in parse_cache.PROJECT_PARTS:
         source = PROJECT_ROOT / part
         if source.is_dir():
             shutil.copytree(source, project / part)
@@ -200,11 +200,11 @@ def test_the_parse_cache_key_changes_with_a_project_file(tmp_path: Path) -> None
     (tmp_path / "models").mkdir()
     (tmp_path / "dbt_project.yml").write_text("name: x\n")
     (tmp_path / "models" / "a.sql").write_text("SELECT 1")
-    before = dbt_parse_cache.project_key(tmp_path, "target")
-    assert dbt_parse_cache.project_key(tmp_path, "target") == before
-    assert dbt_parse_cache.project_key(tmp_path, "grading") != before
+    before = parse_cache.project_key(tmp_path, "target")
+    assert parse_cache.project_key(tmp_path, "target") == before
+    assert parse_cache.project_key(tmp_path, "grading") != before
     (tmp_path / "models" / "a.sql").write_text("SELECT 2")
-    assert dbt_parse_cache.project_key(tmp_path, "target") != before
+    assert parse_cache.project_key(tmp_path, "target") != before
 
 
 def test_a_dbt_command_leaves_pythons_collector_unfrozen(parsed: Parsed) -> None:
@@ -228,15 +228,15 @@ def test_a_new_data_directory_gets_the_saved_manifest_instead_of_writing_one(par
 
 def test_a_manifest_rewritten_after_its_stamp_is_not_current(tmp_path: Path) -> None:
     (tmp_path / "manifest.json").write_text("{}")
-    dbt_parse_cache.stamp_manifest("k1", tmp_path)
-    assert dbt_parse_cache.manifest_is_current("k1", tmp_path)
-    assert not dbt_parse_cache.manifest_is_current("k2", tmp_path)
+    parse_cache.stamp_manifest("k1", tmp_path)
+    assert parse_cache.manifest_is_current("k1", tmp_path)
+    assert not parse_cache.manifest_is_current("k2", tmp_path)
     stamped = (tmp_path / "manifest.json").stat().st_mtime_ns
     os.utime(tmp_path / "manifest.json", ns=(stamped + 10**9, stamped + 10**9))  # dbt run by hand wrote it again
-    assert not dbt_parse_cache.manifest_is_current("k1", tmp_path)
+    assert not parse_cache.manifest_is_current("k1", tmp_path)
 
 
 def test_the_parse_cache_key_changes_with_the_vars(tmp_path: Path) -> None:
     (tmp_path / "dbt_project.yml").write_text("name: x\n")
-    plain = dbt_parse_cache.project_key(tmp_path, "target")
-    assert dbt_parse_cache.project_key(tmp_path, "target", ["--vars", '{"m4_grading": true}']) != plain
+    plain = parse_cache.project_key(tmp_path, "target")
+    assert parse_cache.project_key(tmp_path, "target", ["--vars", '{"m4_grading": true}']) != plain

@@ -16,7 +16,7 @@ import duckdb
 import pytest
 from support.perturb import perturbed_runs
 
-from m4agent.dbt_runner import invoke
+from m4agent.dbt.runner import invoke
 from m4agent.errors import M4AgentError
 from m4agent.grading.grade import cell_verdicts, grade_runs
 from m4agent.grading.loader import Run

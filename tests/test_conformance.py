@@ -33,7 +33,7 @@ import pytest
 from conformance_exceptions import EXCEPTIONS, exception_for
 from original_ground_truth import materialize_m4_derived
 
-from m4agent.dbt_runner import invoke
+from m4agent.dbt.runner import invoke
 from m4agent.errors import M4AgentError
 from m4agent.paths import database_path
 

@@ -20,7 +20,7 @@ import duckdb
 import pytest
 
 from m4agent.data.synth import synthesize
-from m4agent.dbt_runner import build
+from m4agent.dbt.runner import build
 from m4agent.paths import database_path
 from m4agent.reference_export import export
 from m4agent.registry import all_tasks

@@ -1,4 +1,4 @@
-"""Connections to a data directory's databases (m4agent.duckdb_session), on real DuckDB files."""
+"""Connections to a data directory's databases (m4agent.dbt.duckdb_session), on real DuckDB files."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from m4agent import duckdb_session
+from m4agent.dbt import duckdb_session
 from m4agent.errors import M4AgentError
 from m4agent.paths import database_path
 

@@ -54,7 +54,7 @@ def _synthesize_and_build(data_dir: Path, seed: int, plant: bool = False) -> Pat
     # profiles.yml opens the MIMIC-IV database as the main one; these models never read it
     duckdb.connect(str(database_path(data_dir, "mimic-iv"))).close()
     # dbt runs in its own process: in this one, its DuckDB connection would stay attached to the files
-    build = ("import sys; from pathlib import Path; from m4agent.dbt_runner import invoke; "
+    build = ("import sys; from pathlib import Path; from m4agent.dbt.runner import invoke; "
              "invoke(Path(sys.argv[1]), ['build', '--select', '+ref_eicu_gcs +ref_eicu_oasis'])")
     done = subprocess.run([sys.executable, "-c", build, str(data_dir)], capture_output=True, text=True)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-4000:]

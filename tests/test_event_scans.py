@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from m4agent.dbt_runner import artefact_dir, invoke
+from m4agent.dbt.runner import artefact_dir, invoke
 from m4agent.paths import PROJECT_ROOT
 
 # staging view of each big event table -> the one model allowed to read it

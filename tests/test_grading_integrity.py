@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from support.perturb import perturbed_runs
 
-from m4agent.dbt_runner import artefact_dir, invoke
+from m4agent.dbt.runner import artefact_dir, invoke
 from m4agent.errors import M4AgentError
 from m4agent.grading.grade import CELLS_TAG, GRADING_EXCLUDED, GRADING_SELECTOR, grade_runs
 from m4agent.paths import PROJECT_ROOT

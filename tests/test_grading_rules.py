@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from m4agent.dbt_runner import artefact_dir, invoke
+from m4agent.dbt.runner import artefact_dir, invoke
 from m4agent.errors import M4AgentError
 from m4agent.paths import PROJECT_ROOT
 

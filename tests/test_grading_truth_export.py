@@ -18,7 +18,7 @@ import pytest
 from support import pandas_oracle
 from support.perturb import perturbations, read_rows
 
-from m4agent import duckdb_session
+from m4agent.dbt import duckdb_session
 from m4agent.grading.grade import grade_runs
 from m4agent.grading.loader import Run
 from m4agent.reference_export import export, render_reference, write_csv

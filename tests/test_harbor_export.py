@@ -25,7 +25,7 @@ import pytest
 
 from m4agent import workspaces
 from m4agent.data.synth import synthesize
-from m4agent.dbt_runner import invoke
+from m4agent.dbt.runner import invoke
 from m4agent.errors import M4AgentError
 from m4agent.export.harbor import HarborTask, export_harbor, read_exported, task_dir_name
 from m4agent.harness.instructions import build_instruction

@@ -16,7 +16,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from m4agent.duckdb_session import release_dbt_handle
+from m4agent.dbt.duckdb_session import release_dbt_handle
 from m4agent.paths import PROJECT_ROOT
 
 

@@ -13,7 +13,7 @@ import json
 
 import pytest
 
-from m4agent.dbt_runner import artefact_dir, invoke
+from m4agent.dbt.runner import artefact_dir, invoke
 from m4agent.paths import PROJECT_ROOT
 
 PREFIXES = {"staging": "stg_", "intermediate": "int_", "marts": ("ref_", "fct_", "dim_"), "grading": ("grd_", "grading_")}

@@ -49,7 +49,7 @@ from typer.testing import CliRunner
 
 from m4agent.cli import app
 from m4agent.data.synth import synthesize
-from m4agent.dbt_runner import DataQualityFinding, build
+from m4agent.dbt.runner import DataQualityFinding, build
 from m4agent.paths import database_path
 from m4agent.reference_export import MICROSECONDS, SECONDS, export, find_relation, format_value, manifest_path
 from m4agent.registry import Task, all_tasks

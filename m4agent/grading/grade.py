@@ -27,7 +27,7 @@ from typing import Any
 
 import duckdb
 
-from m4agent import duckdb_session
+from m4agent.dbt import duckdb_session
 from m4agent.errors import M4AgentError
 from m4agent.grading import run_files, truth_cache
 from m4agent.grading.loader import Run, load_runs
@@ -83,7 +83,7 @@ class GradingRunFailed(M4AgentError):
 
 
 def _run_dbt(data_dir: Path, exclude: Sequence[str] = (), cells: bool = False) -> None:
-    from m4agent import dbt_runner
+    from m4agent.dbt import runner as dbt_runner
 
     # The same vars on every call: dbt re-uses its saved parse of the project. Which tasks,
     # references and columns to grade is read by the models from agent_outputs at run time.

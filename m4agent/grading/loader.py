@@ -62,7 +62,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pa_csv
 import pyarrow.parquet as pq
 
-from m4agent.duckdb_session import sql_string
+from m4agent.dbt.duckdb_session import sql_string
 from m4agent.grading import csv_syntax, run_files
 from m4agent.registry import Task
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import duckdb
 
-from m4agent.duckdb_session import EICU_ALIAS, quote_identifier
+from m4agent.dbt.duckdb_session import EICU_ALIAS, quote_identifier
 from m4agent.registry import Task
 
 TRUTH_MODELS = ("int_grading__truth_tasks", "int_grading__truth_rows", "int_grading__truth_profiles",

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import duckdb
 
-from m4agent.duckdb_session import quote_identifier, sql_string
+from m4agent.dbt.duckdb_session import quote_identifier, sql_string
 
 UNORDERED_COLUMNS = frozenset({"specimen", "ventilation_status"})
 

@@ -53,7 +53,7 @@ def agent_relation_names(sql: str) -> str:
 
 def compile_references(models: Iterable[str]) -> dict[str, str]:
     """The compiled SQL of each model, relation names rewritten; runs ``dbt compile`` once."""
-    from m4agent.dbt_runner import artefact_dir, invoke
+    from m4agent.dbt.runner import artefact_dir, invoke
 
     wanted = sorted(set(models))
     with tempfile.TemporaryDirectory(prefix="m4agent-skills-") as scratch:

@@ -24,7 +24,7 @@ from pathlib import Path
 import duckdb
 
 from m4agent.data.schema import tables
-from m4agent.duckdb_session import quote_identifier, sql_string
+from m4agent.dbt.duckdb_session import quote_identifier, sql_string
 from m4agent.errors import M4AgentError
 from m4agent.paths import database_path
 from m4agent.workspaces.files import read_json, write_json, write_parquet

@@ -20,7 +20,7 @@ from typing import Any
 
 import duckdb
 
-from m4agent.duckdb_session import sql_string
+from m4agent.dbt.duckdb_session import sql_string
 
 # DuckDB 1.4 (the agent image) must read what the host's DuckDB writes: Parquet format 1.
 # ZSTD level 1 rather than DuckDB's default 3: about 30% less CPU for about 10% more bytes.

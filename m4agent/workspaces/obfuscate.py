@@ -17,7 +17,7 @@ from pathlib import Path
 
 import duckdb
 
-from m4agent.duckdb_session import quote_identifier, sql_string
+from m4agent.dbt.duckdb_session import quote_identifier, sql_string
 from m4agent.workspaces.dictionary import Dictionary, build_dictionary, neutral_table
 from m4agent.workspaces.export import Progress, exported_relations, relation_path, stamp_digest
 from m4agent.workspaces.files import (

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import duckdb
 
-from m4agent.duckdb_session import quote_identifier, sql_string
+from m4agent.dbt.duckdb_session import quote_identifier, sql_string
 from m4agent.errors import M4AgentError
 from m4agent.workspaces.dictionary import Dictionary, merged_table
 from m4agent.workspaces.export import Progress, relation_path

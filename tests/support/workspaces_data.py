@@ -11,7 +11,7 @@ import shutil
 from pathlib import Path
 
 from m4agent.data.synth import synthesize
-from m4agent.dbt_runner import build
+from m4agent.dbt.runner import build
 
 PATIENTS = 40
 SEED = 42

@@ -7,7 +7,7 @@ eICU one holds the eICU references; dbt attaches it as ``eicu``, and so does
 every connection made here, so a query names an eICU reference
 ``eicu.reference.<model>`` as the dbt models do.
 
-dbt-duckdb runs in this process (``dbt_runner.invoke``) and keeps its DuckDB
+dbt-duckdb runs in this process (``runner.invoke``) and keeps its DuckDB
 instance open after a run; DuckDB then refuses another connection to the same
 file with other settings (read-only, for one). ``release_dbt_handle`` closes
 it, and ``connect`` does so when such a refusal meets it; the next dbt run

@@ -11,7 +11,7 @@ differs when the vars differ: grading keeps its own), and seeds a new target fol
 Why a saved parse stays valid across data directories: what differs between them is only the
 databases' paths. dbt re-parses from scratch when the rendered profile, the vars or the
 environment variables read by ``dbt_project.yml`` change; the profile therefore names fixed
-placeholder paths, and the dbt-duckdb plugin ``m4agent.dbt_paths`` swaps in the data
+placeholder paths, and the dbt-duckdb plugin ``m4agent.dbt.duckdb_plugin`` swaps in the data
 directory's files when dbt connects, after the parse. dbt still checks every file against the
 saved parse, so a stale entry would only cost a partial re-parse, never a wrong build.
 

@@ -6,7 +6,7 @@ If ``profiles.yml`` named each data directory's database files, every new data d
 look like a changed profile and dbt would parse the whole project again (some 40 s). So the
 profile names fixed placeholder paths (``m4data/mimic_iv.duckdb``, ``m4data/eicu.duckdb``), the
 same for every data directory, and this plugin, listed under the profile's ``plugins``, swaps in
-the real paths from ``M4AGENT_MIMIC_DB`` and ``M4AGENT_EICU_DB`` (set by ``m4agent.dbt_runner``)
+the real paths from ``M4AGENT_MIMIC_DB`` and ``M4AGENT_EICU_DB`` (set by ``m4agent.dbt.runner``)
 when dbt opens its connection, after the parse. Without those variables (dbt run by hand) the
 placeholders stand, relative to the working directory, as before.
 
@@ -21,7 +21,7 @@ from typing import Any
 
 from dbt.adapters.duckdb.plugins import BasePlugin
 
-from m4agent.duckdb_session import EICU_ALIAS
+from m4agent.dbt.duckdb_session import EICU_ALIAS
 
 MIMIC_ENV = "M4AGENT_MIMIC_DB"
 EICU_ENV = "M4AGENT_EICU_DB"

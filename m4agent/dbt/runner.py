@@ -5,7 +5,7 @@ passed through environment variables read by ``profiles.yml`` (and the thread
 count, ``M4AGENT_DBT_THREADS``, default: the machine's cores, ``os.cpu_count()``);
 the build's artefacts (``manifest.json``, ``run_results.json``, logs) go to
 ``DIR/dbt/`` so they sit beside the databases they describe. dbt's saved parse is
-shared by every data directory (``m4agent.dbt_parse_cache``), so only the first
+shared by every data directory (``m4agent.dbt.parse_cache``), so only the first
 run of a project version pays dbt's full parse.
 
 What ``build`` runs by default (docs/scale.md): seeds, models, and the data tests
@@ -36,7 +36,7 @@ import duckdb
 from rich.console import Console
 
 from m4agent.data.schema import tables
-from m4agent.duckdb_session import release_dbt_handle
+from m4agent.dbt.duckdb_session import release_dbt_handle
 from m4agent.errors import M4AgentError
 from m4agent.paths import PROJECT_ROOT, database_path
 
@@ -107,8 +107,8 @@ def invoke(data_dir: Path, args: Sequence[str], project_dir: Path | None = None,
     command on the parsed project (:func:`_run_parsed`); of dbt's JSON artefacts it leaves
     ``manifest.json`` (written once per project version) and ``run_results.json``.
     """
-    from m4agent import dbt_parse_cache
     from m4agent import progress as shown
+    from m4agent.dbt import parse_cache as dbt_parse_cache
 
     project = str(project_dir or PROJECT_ROOT)
     target_dir = artefact_dir(data_dir) / target
@@ -179,7 +179,7 @@ def _run_parsed(args: Sequence[str], common: Sequence[str], callbacks: list, tar
     """
     from dbt.cli.main import dbtRunner
 
-    from m4agent import dbt_parse_cache
+    from m4agent.dbt import parse_cache as dbt_parse_cache
 
     writes_json = "--no-write-json" not in args
     writes_manifest = writes_json and not dbt_parse_cache.manifest_is_current(parse_key, target_dir)
