@@ -17,8 +17,8 @@ import pytest
 from docker.client import DockerClient
 from docker.errors import DockerException
 
+from m4agent import layout
 from m4agent.errors import M4AgentError
-from m4agent.harness import layout
 from m4agent.harness.image import (
     COMPONENT_PINS,
     IMAGE_FILES,

@@ -19,7 +19,7 @@ from support.workspaces_data import built_data_dir, copy_databases
 
 from m4agent.data.schema import EICU, MIMIC_IV
 from m4agent.errors import M4AgentError
-from m4agent.harness.layout import DATA
+from m4agent.layout import DATA
 from m4agent.registry import Task, all_tasks
 from m4agent.workspaces import SETUP_SCRIPT, Plan, data_root, mounts, plan_for, prepare
 from m4agent.workspaces.export import export_dataset

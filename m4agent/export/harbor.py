@@ -32,9 +32,8 @@ from pathlib import Path
 
 import duckdb
 
-from m4agent import workspaces
+from m4agent import layout, workspaces
 from m4agent.errors import M4AgentError
-from m4agent.harness import layout
 from m4agent.harness.conditions import get_condition, place_skills
 from m4agent.harness.instructions import build_instruction
 from m4agent.paths import PROJECT_ROOT, database_path

@@ -27,11 +27,12 @@ from typing import Any
 
 import duckdb
 
+from m4agent import layout
 from m4agent.dbt import duckdb_session
 from m4agent.errors import M4AgentError
 from m4agent.grading import run_files, truth_cache
 from m4agent.grading.loader import Run, load_runs
-from m4agent.harness import discovery, layout, records
+from m4agent.harness import discovery, records
 from m4agent.locking import data_dir_lock
 from m4agent.paths import PROJECT_ROOT
 from m4agent.registry import TASKS_DIR, Task, all_tasks

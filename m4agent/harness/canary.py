@@ -27,9 +27,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from m4agent import workspaces
+from m4agent import layout, workspaces
 from m4agent.harness import container as docker_layer
-from m4agent.harness import layout
 from m4agent.harness.agents import get_agent
 from m4agent.harness.records import RunSpec
 

@@ -31,7 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
 
-from m4agent.harness import integrity, layout, records
+from m4agent import layout
+from m4agent.harness import integrity, records
 
 KEEP_FILE_BYTES = 1024 * 1024  # of each workspace file, kept for people to read
 KEEP_TOTAL_BYTES = 32 * 1024 * 1024  # of all of them together

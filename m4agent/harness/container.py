@@ -35,8 +35,8 @@ import docker
 import docker.errors
 from docker.types import Mount
 
+from m4agent import layout
 from m4agent.errors import M4AgentError
-from m4agent.harness import layout
 
 LABEL_PREFIX = "io.m4agent"
 LABEL_CAMPAIGN = f"{LABEL_PREFIX}.campaign"

@@ -21,8 +21,8 @@ from pathlib import Path
 from docker.client import DockerClient
 from docker.errors import ContainerError, ImageNotFound
 
+from m4agent import layout
 from m4agent.errors import M4AgentError
-from m4agent.harness import layout
 
 REPOSITORY = "m4agent-agent"
 LATEST = f"{REPOSITORY}:latest"

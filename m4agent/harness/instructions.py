@@ -23,7 +23,7 @@ from collections.abc import Callable
 
 from m4agent.errors import M4AgentError
 from m4agent.harness.conditions import Condition, get_condition
-from m4agent.harness.layout import DATABASE_NAME, OUTPUT_NAME
+from m4agent.layout import DATABASE_NAME, OUTPUT_NAME
 from m4agent.registry import Task
 
 ISOLATION = (

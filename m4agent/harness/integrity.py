@@ -32,8 +32,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from m4agent import layout
 from m4agent.errors import M4AgentError
-from m4agent.harness import layout, redact
+from m4agent.harness import redact
 from m4agent.harness.egress import EgressPolicy
 
 # --------------------------------------------------------------------------- egress verdict

@@ -28,9 +28,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from m4agent import layout
 from m4agent.errors import M4AgentError
 from m4agent.harness import container as docker_layer
-from m4agent.harness import layout, metering
+from m4agent.harness import metering
 from m4agent.harness.agents import Agent
 from m4agent.harness.egress import EgressPolicy, EgressProxy, Metering
 from m4agent.harness.wire.certs import MeteringCA, upstream_context

@@ -41,9 +41,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from m4agent import interrupts, workspaces
+from m4agent import interrupts, layout, workspaces
 from m4agent.errors import M4AgentError
-from m4agent.harness import collect, integrity, layout, ledger, metering, records, redact, trajectory
+from m4agent.harness import collect, integrity, ledger, metering, records, redact, trajectory
 from m4agent.harness import container as docker_layer
 from m4agent.harness.agents import Agent, AgentContext
 from m4agent.harness.conditions import place_skills

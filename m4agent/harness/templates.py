@@ -19,10 +19,9 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from m4agent import workspaces
+from m4agent import layout, workspaces
 from m4agent.errors import M4AgentError
 from m4agent.harness import container as docker_layer
-from m4agent.harness import layout
 from m4agent.registry import Task
 
 TEMPLATES_DIR = ".workspaces"

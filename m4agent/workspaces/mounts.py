@@ -2,7 +2,7 @@
 
 For each distinct plan, ``DIR/workspaces/<variant>/mounts/<digest>/`` holds one hard link
 per planned file, at the plan's relative path, and that one folder is bound read-only at
-``/data`` (``m4agent.harness.layout.DATA``). Chosen over one bind per file because:
+``/data`` (``m4agent.layout.DATA``). Chosen over one bind per file because:
 
 - one mount per container instead of about eighty: container start-up stays cheap, and
   nothing relies on Docker creating eighty mount points inside a read-only root;
@@ -26,7 +26,7 @@ import threading
 from pathlib import Path
 
 from m4agent.errors import M4AgentError
-from m4agent.harness.layout import DATA
+from m4agent.layout import DATA
 from m4agent.workspaces.plan import Plan
 
 

@@ -32,8 +32,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from m4agent import layout
 from m4agent.errors import M4AgentError
-from m4agent.harness import layout
 from m4agent.harness.agents.base import Agent, AgentContext
 
 AGENT_DIR = "/opt/m4agent-agent"

@@ -16,7 +16,7 @@ Usage: ``turn.completed`` events carry the turn's totals; ``input_tokens`` inclu
 
 from __future__ import annotations
 
-from m4agent.harness import layout
+from m4agent import layout
 from m4agent.harness.agents.base import AgentContext
 from m4agent.harness.agents.cli_agent import CliAgent, json_events
 from m4agent.harness.ledger import Usage

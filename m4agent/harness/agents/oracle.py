@@ -7,7 +7,7 @@ so it is never publishable and the contamination lint's truth check is off for i
 
 from __future__ import annotations
 
-from m4agent.harness import layout
+from m4agent import layout
 from m4agent.harness.agents.base import Agent, AgentContext
 
 
