@@ -22,7 +22,6 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from m4agent.data.schema import DATABASE_FILES
 from m4agent.errors import M4AgentError
 
 DEFAULT_DATA_DIR = "m4data"
@@ -97,6 +96,10 @@ def check_data_dir(path: Path) -> Path:
 def describe(choice: DataDirChoice) -> str:
     """``data directory: PATH (SOURCE)``, the line each command prints first."""
     return f"data directory: {choice.path} ({choice.source})"
+
+
+# The file of each dataset inside a data directory (the names the original M4Bench harness uses).
+DATABASE_FILES = {"mimic-iv": "mimic_iv.duckdb", "eicu": "eicu.duckdb"}
 
 
 def database_path(data_dir: str | Path | None, dataset: str) -> Path:

@@ -148,8 +148,6 @@ EICU: dict[str, Table] = {
 
 DATASETS: dict[str, dict[str, Table]] = {"mimic-iv": MIMIC_IV, "eicu": EICU}
 
-DATABASE_FILES = {"mimic-iv": "mimic_iv.duckdb", "eicu": "eicu.duckdb"}
-
 
 def tables(dataset: str) -> dict[str, Table]:
     try:
