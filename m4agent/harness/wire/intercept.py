@@ -86,7 +86,7 @@ def _budget_answer(reason: str) -> bytes:
 
 async def serve(client: tuple[asyncio.StreamReader, asyncio.StreamWriter],
                 upstream: tuple[asyncio.StreamReader, asyncio.StreamWriter], host: str, meter: Meter,
-                tally: Tally, *, idle_timeout: float) -> str:
+                tally: Tally, *, idle_timeout: float, pool: http1.CapturePool | None = None) -> str:
     """Relay exchanges until either side ends; returns why the tunnel ended (for its close line).
 
     Raises ``AgentFramingError`` when the agent's side breaks HTTP/1.1 framing."""
@@ -114,7 +114,7 @@ async def serve(client: tuple[asyncio.StreamReader, asyncio.StreamWriter],
             await _answer_locally(writer, UPGRADE_REFUSED, meter, tally,
                                   _exchange(host, head, path, query, b"", 426), started, wall)
             continue
-        request_body = http1.Capture()
+        request_body = http1.Capture(pool=pool)
         reason = meter.refusal(_exchange(host, head, path, query, b"", None))
         if reason is not None:  # the body is read and dropped, then the proxy answers
             try:
@@ -124,6 +124,7 @@ async def serve(client: tuple[asyncio.StreamReader, asyncio.StreamWriter],
             tally.bytes_up += request_body.total
             await _answer_locally(writer, _budget_answer(reason), meter, tally,
                                   _exchange(host, head, path, query, request_body, 402), started, wall)
+            request_body.release()
             continue
         up_writer.write(head.replacing("accept-encoding", "identity").encode())
         try:
@@ -132,8 +133,11 @@ async def serve(client: tuple[asyncio.StreamReader, asyncio.StreamWriter],
         except (http1.FramingError, TimeoutError) as exc:
             raise AgentFramingError(f"request body: {exc}") from None
         tally.bytes_up += request_body.total
-        exchange, why = await _answer(up_reader, writer, host, head, path, query, request_body, tally,
-                                      idle_timeout)
+        try:
+            exchange, why = await _answer(up_reader, writer, host, head, path, query, request_body, tally,
+                                          idle_timeout)
+        finally:
+            request_body.release()
         _record(meter, tally, exchange, started, wall, by_proxy=False)
         if why is not None:
             return why
@@ -144,7 +148,7 @@ async def _answer(up_reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
                   idle_timeout: float) -> tuple[Exchange, str | None]:
     """Relay the provider's answer; the exchange, and why the tunnel ends after it (None: it goes on)."""
     method = head.first[0]
-    response_body = http1.Capture()
+    response_body = http1.Capture()  # the provider's bytes: never starved by what the agent sends
     response: http1.Head | None = None
     why: str | None = None
     try:
