@@ -263,3 +263,27 @@ def test_request_bodies_kept_for_the_meter_are_bounded_by_the_proxys_pool_and_gi
     assert kept == [64 * 1024, 64 * 1024]  # the first exchange's bytes went back to the pool
     assert all(exchange.truncated for exchange, _ in seen.exchanges)
     assert all(json.loads(exchange.response_body)["usage"] for exchange, _ in seen.exchanges)  # answers whole
+
+
+def test_an_answer_the_cli_cuts_by_closing_is_recorded_as_the_agents_doing(short_dir: Path, ca: MeteringCA) -> None:
+    import time
+
+    certs = make_certificates(short_dir / "long-certs", [HOST])
+    long = {"model": "scripted", "turns": [{"text": "word " * 2_000_000, "usage": {"input": 5, "output": 7}}]}
+    seen = Seen()
+    with ScriptedModelServer(parse_script(long), certificates=certs) as server:
+        server.ca = certs.ca  # type: ignore[attr-defined]
+        with _proxy(short_dir, server, ca, seen):
+            conn = _client(short_dir, ca)
+            conn.request("POST", "/v1/messages", json.dumps({**MESSAGE, "stream": True}),
+                         {"Content-Type": "application/json"})
+            response = conn.getresponse()
+            response.read1(1000)  # the first bytes of a 10 MB stream, then the CLI goes away
+            response.close()
+            conn.close()
+            for _ in range(100):
+                if seen.exchanges:
+                    break
+                time.sleep(0.05)
+    ((exchange, facts),) = seen.exchanges
+    assert exchange.status == 200 and facts["agent_closed"] is True

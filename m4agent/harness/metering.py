@@ -101,6 +101,8 @@ class MeterLog:
                                 "method": exchange.method, "path": exchange.path[:512], "status": exchange.status,
                                 "by_proxy": bool(facts.get("by_proxy")), "truncated": exchange.truncated,
                                 "credential": credential(exchange, self.secrets)}
+        if facts.get("agent_closed"):
+            line["agent_closed"] = True
         if line["by_proxy"]:
             self.by_proxy[exchange.status or 0] += 1
         else:
@@ -138,6 +140,8 @@ class MeterLog:
         if line["credential"] == "campaign" or not self.secrets:  # a keyless endpoint: every call is the run's
             self.last_campaign_call = {k: line.get(k) for k in ("n", "status", "error", "error_detail", "host",
                                                                   "path", "model")}
+            if line.get("agent_closed"):  # the agent's side cut the answer: not the provider's failure
+                self.last_campaign_call.update(error=None, agent_closed=True)
 
     def close(self) -> dict[str, Any]:
         """Write the summary line (once the proxy has stopped) and return it."""

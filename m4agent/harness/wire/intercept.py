@@ -19,7 +19,9 @@ What the proxy answers itself, without forwarding:
 Both are recorded as exchanges answered ``by_proxy``. A request that is not HTTP/1.1 as
 RFC 9112 frames it ends the tunnel (``AgentFramingError``: the proxy cannot read what
 it asked for, so the caller fails closed); an answer that is not ends the exchange with
-no status (``no_answer``), which is the provider's side, never the agent's.
+no status (``no_answer``), which is the provider's side. An answer cut because the CLI's
+side closed is recorded with ``agent_closed``: the agent cut it, so it is never a provider
+failure (else an agent could turn a losing attempt into a retried one by closing mid-stream).
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ from dataclasses import dataclass
 
 from m4agent.harness.wire import http1
 from m4agent.harness.wire.exchange import Exchange
+
+AGENT_CLOSED = "agent closed mid-answer"
 
 
 class AgentFramingError(Exception):
@@ -138,7 +142,7 @@ async def serve(client: tuple[asyncio.StreamReader, asyncio.StreamWriter],
                                           idle_timeout)
         finally:
             request_body.release()
-        _record(meter, tally, exchange, started, wall, by_proxy=False)
+        _record(meter, tally, exchange, started, wall, by_proxy=False, agent_closed=why == AGENT_CLOSED)
         if why is not None:
             return why
 
@@ -178,6 +182,8 @@ async def _answer(up_reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
         why = "reset"
     finally:
         tally.bytes_down += response_body.total
+    if why not in (None, "closed") and writer.is_closing():
+        why = AGENT_CLOSED  # the CLI's side went away mid-answer: the answer is cut by the agent, not the provider
     status = int(response.first[1]) if response is not None else None  # a cut answer keeps its status
     return _exchange(host, head, path, query, request_body, status, response, response_body), why
 
@@ -203,7 +209,8 @@ async def _answer_locally(writer: asyncio.StreamWriter, answer: bytes, meter: Me
     _record(meter, tally, exchange, started, wall, by_proxy=True)
 
 
-def _record(meter: Meter, tally: Tally, exchange: Exchange, started: float, wall: float, *, by_proxy: bool) -> None:
+def _record(meter: Meter, tally: Tally, exchange: Exchange, started: float, wall: float, *, by_proxy: bool,
+            agent_closed: bool = False) -> None:
     tally.exchanges += 1
     meter.record(exchange, {"started": wall, "duration_s": round(time.monotonic() - started, 3),
-                            "by_proxy": by_proxy})
+                            "by_proxy": by_proxy, "agent_closed": agent_closed})
