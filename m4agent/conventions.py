@@ -67,7 +67,7 @@ class Variant:
 
     @property
     def label(self) -> str:
-        return f"{self.convention.name} {self.reading.label}"
+        return f"{self.convention.name} read as {self.reading.label}"
 
 
 def _label(readings: dict, name: str, where: str) -> Reading:

@@ -25,7 +25,8 @@ from m4agent import duckdb_session
 from m4agent.conventions import Variant, variants
 from m4agent.errors import M4AgentError
 from m4agent.grading.loader import Run
-from m4agent.registry import Task
+from m4agent.harness import campaign, discovery, layout, records
+from m4agent.registry import TASKS_DIR, Task, all_tasks
 
 EXPLAINS_SHARE = 0.5  # of the rows a reading changes, the net share an output must follow it on
 NO_EXPLANATION = "no convention explains this"
@@ -171,3 +172,91 @@ def diagnose(runs: Sequence[Run], data_dir: Path) -> dict[str, Diagnosis]:
         readings.sort(key=lambda r: (-r.explained, r.fit.disagreeing, r.variant.model))
         diagnoses[run.run_id] = Diagnosis(run.run_id, run.task.name, documented, tuple(readings), error)
     return diagnoses
+
+
+@dataclass(frozen=True)
+class Found:
+    """The runs under a path that can be diagnosed, each with the data directory holding its
+    reference, and those that cannot, with the reason (run id, reason)."""
+
+    runs: tuple[tuple[Run, Path], ...]
+    skipped: tuple[tuple[str, str], ...]
+
+
+def _campaign_runs(found: discovery.CampaignRuns, data_dir: Path | None) -> Found:
+    """A campaign's planned runs: each final attempt's output.csv, as the campaign graded it."""
+    meta = records.read_json(found.folder / campaign.CAMPAIGN_FILE)
+    tasks = all_tasks(Path(meta.get("tasks_dir") or TASKS_DIR))
+    root = data_dir or (Path(meta["data_dir"]) if meta.get("data_dir") else None)
+    runs, skipped = [], []
+    for spec in found.specs:
+        folder = found.run_folder(spec)
+        final = records.final_attempt(records.attempts(folder))
+        if root is None:
+            skipped.append((spec.key, "no data directory: give --data-dir"))
+        elif spec.task not in tasks:
+            skipped.append((spec.key, f"unknown task {spec.task}"))
+        elif final is None or not (final.outcome.graded and final.has_output):
+            skipped.append((spec.key, "no graded output"))
+        else:
+            output = folder / records.ATTEMPTS_DIR / f"{final.number:04d}" / layout.OUTPUT_NAME
+            runs.append((Run(spec.key, tasks[spec.task], output), root))
+    return Found(tuple(runs), tuple(skipped))
+
+
+def runs_under(path: Path, data_dir: Path | None) -> Found:
+    """The runs at or below ``path`` by the one discovery rule (``harness.discovery``): a campaign's
+    planned runs (their data directory from campaign.json unless ``data_dir`` is given), else the run
+    folders of a plain results tree (run.json naming the task, output.csv; ``data_dir`` required)."""
+    from m4agent.grading.grade import OUTPUT_CSV, RUN_JSON, discover_runs
+
+    where = discovery.find(path, (RUN_JSON, OUTPUT_CSV))
+    if where.campaigns:
+        parts = [_campaign_runs(found, data_dir) for found in where.campaigns]
+        plain = tuple((str(folder), "outside the campaign's plan") for folder in where.plain)
+        return Found(tuple(r for p in parts for r in p.runs), tuple(s for p in parts for s in p.skipped) + plain)
+    if data_dir is None:
+        raise M4AgentError(f"{path} is no campaign: give --data-dir, the data directory its references are in")
+    runs, skipped = [], []
+    for batch_run in discover_runs(path, all_tasks()):
+        if batch_run.run is None:
+            skipped.append((str(batch_run.folder), batch_run.problem or "not a run"))
+        else:
+            runs.append((batch_run.run, data_dir))
+    return Found(tuple(runs), tuple(skipped))
+
+
+def as_record(diagnosis: Diagnosis) -> dict:
+    """A diagnosis as JSON: the verdict, the documented fit and every reading's."""
+    def fit(value: Fit | None) -> dict | None:
+        return None if value is None else {"agreeing_rows": value.agreeing, "counted_rows": value.counted}
+
+    return {
+        "run_id": diagnosis.run_id, "task": diagnosis.task, "summary": diagnosis.summary(),
+        "explained_by": [r.variant.model for r in diagnosis.explaining],
+        "documented": fit(diagnosis.documented), "error": diagnosis.error,
+        "readings": [{"variant": r.variant.model, "convention": r.variant.convention.name,
+                      "reading": r.variant.reading.name, "label": r.variant.reading.label, "fit": fit(r.fit),
+                      "rows_changed": r.differs, "rows_explained": r.explained, "explains": r.explains}
+                     for r in diagnosis.readings],
+    }
+
+
+def departures(diagnoses: Sequence[Diagnosis]) -> list[tuple[str, int, int]]:
+    """Across runs: per reading that explains some run, (variant model, runs it explains best, runs it
+    explains at all), most frequent first; then NO_EXPLANATION's count of runs with mismatches."""
+    best: dict[str, int] = {}
+    anywhere: dict[str, int] = {}
+    unexplained = 0
+    for diagnosis in diagnoses:
+        if diagnosis.documented is None or diagnosis.documented.disagreeing == 0:
+            continue
+        if not diagnosis.explaining:
+            unexplained += 1
+        for rank, reading in enumerate(diagnosis.explaining):
+            anywhere[reading.variant.model] = anywhere.get(reading.variant.model, 0) + 1
+            if rank == 0:
+                best[reading.variant.model] = best.get(reading.variant.model, 0) + 1
+    rows = sorted(((model, best.get(model, 0), count) for model, count in anywhere.items()),
+                  key=lambda row: (-row[1], -row[2], row[0]))
+    return [*rows, (NO_EXPLANATION, unexplained, unexplained)] if unexplained else rows
