@@ -90,11 +90,13 @@ class Diagnosis:
             return f"matches the documented reading ({self.documented})"
         if not self.explaining:
             return f"{NO_EXPLANATION} ({self.documented} agree with the documented reading)"
-        best = self.explaining[0]
+        best, *others = self.explaining
         left = best.fit.disagreeing
+        also = "; ".join(f"{other.variant.label} explains {other.explained} rows" for other in others)
         return (f"matches the reference with {best.variant.label} on {best.fit}, against {self.documented} "
                 f"for the documented {best.variant.convention.documented.label}; "
-                + (f"{left} rows stay unexplained" if left else "nothing stays unexplained"))
+                + (f"{left} rows stay unexplained" if left else "nothing stays unexplained")
+                + (f"; also {also}" if also else ""))
 
 
 def _variant_task(task: Task, variant: Variant) -> Task:
