@@ -4,7 +4,7 @@
   docs/explain.md). KDIGO AKI Work Group, Kidney Int Suppl 2012;2:1-138.
 -#}
 {% macro m4_reference_kdigo_48h(flip={}) %}
-{%- set conventions = m4_conventions('ref_kdigo_48h', ['window', 'stage_over_window', 'missing_stage'], flip) %}
+{%- set conventions = m4_conventions('ref_kdigo_48h', ['window', 'stage_over_window', 'missing_stage'], flip) -%}
 
 WITH icu_stays AS (
     SELECT subject_id, hadm_id, stay_id, intime

@@ -4,7 +4,7 @@
   docs/explain.md). Vincent JL et al. Intensive Care Med 1996;22:707-710.
 -#}
 {% macro m4_reference_sofa_24h(flip={}) %}
-{%- set conventions = m4_conventions('ref_sofa_24h', ['window', 'gas_specimen', 'missing_component'], flip) %}
+{%- set conventions = m4_conventions('ref_sofa_24h', ['window', 'gas_specimen', 'missing_component'], flip) -%}
 
 WITH icu_stays AS (
     SELECT subject_id, hadm_id, stay_id, intime

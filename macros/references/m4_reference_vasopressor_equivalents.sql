@@ -4,7 +4,7 @@
   changing one of them (a variant, docs/explain.md). Goradia S et al. J Crit Care 2021;61:233-240.
 -#}
 {% macro m4_reference_vasopressor_equivalents(flip={}) %}
-{%- set conventions = m4_conventions('ref_vasopressor_equivalents', ['intervals', 'vasopressin_units'], flip) %}
+{%- set conventions = m4_conventions('ref_vasopressor_equivalents', ['intervals', 'vasopressin_units'], flip) -%}
 
 WITH vasopressor_intervals AS (
     -- Intervals of int_mimiciv_medication__vasoactive_agent (doses in mcg/kg/min except
