@@ -1,0 +1,142 @@
+"""`m4agent reference variants` and `m4agent explain` on the harness's synthetic data (issue 44).
+
+One module fixture builds the variants of three families with the CLI (one dbt run) and diagnoses a
+corpus of outputs with a known cause in one grading call (tests/support/explain_corpus.py); each test
+checks one behaviour of that diagnosis.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import duckdb
+import pytest
+from support.explain_corpus import Case, corpus
+from support.front_door import cli
+
+from m4agent import conventions, duckdb_session, explain
+from m4agent.grading.loader import Run
+from m4agent.reference_export import render_reference, write_csv
+from m4agent.registry import all_tasks
+
+TASKS = ("mimic-sofa-24h", "mimic-kdigo-48h", "mimic-vasopressor-equivalents")
+SOFA_COLUMNS = ["subject_id", "hadm_id", "stay_id", "sofa", "respiration", "coagulation", "liver",
+                "cardiovascular", "cns", "renal"]
+
+
+@pytest.fixture(scope="module")
+def built(harness_data_dir: Path) -> Path:
+    done = cli("reference", "variants", *TASKS, "--data-dir", str(harness_data_dir), timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return harness_data_dir
+
+
+@pytest.fixture(scope="module")
+def diagnosed(built: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[list[Case], dict, Run]:
+    """The corpus (every variant planted, alone and with 5 % of rows perturbed; the reference with 5 % and
+    20 % perturbed) and mimic-code's first_day_sofa as a SOFA output, diagnosed in one call."""
+    folder = tmp_path_factory.mktemp("explain_corpus")
+    tasks = [all_tasks()[name] for name in TASKS]
+    con = duckdb_session.connect(built, read_only=True)
+    try:
+        cases = corpus(con, tasks, folder)
+        mimic_code = Run("first_day_sofa", tasks[0], write_csv(render_reference(
+            con, "mimiciv_derived.first_day_sofa", SOFA_COLUMNS, ["stay_id"]), folder / "first_day_sofa.csv"))
+    finally:
+        con.close()
+    return cases, explain.diagnose([*(case.run for case in cases), mimic_code], built), mimic_code
+
+
+def _distinguishable(cases: list[Case], diagnoses: dict) -> list[Case]:
+    """Planted cases whose reading changes some row of the reference on this data."""
+    found = []
+    for case in cases:
+        if case.planted is not None:
+            reading = next(r for r in diagnoses[case.run.run_id].readings if r.variant.model == case.planted)
+            if reading.differs:
+                found.append(case)
+    return found
+
+
+def test_variants_are_built_beside_the_reference_with_its_columns(built: Path) -> None:
+    con = duckdb.connect(str(built / "mimic_iv.duckdb"), read_only=True)
+    try:
+        def columns(table: str) -> list[tuple[str, str]]:
+            return con.execute("SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = "
+                               "'reference' AND table_name = ? ORDER BY ordinal_position", [table]).fetchall()
+
+        for name in TASKS:
+            reference = all_tasks()[name].reference_model
+            for variant in conventions.variants(reference):
+                assert columns(variant.model) == columns(reference), variant.model
+    finally:
+        con.close()
+
+
+def test_every_family_has_a_reading_that_changes_rows_on_this_data(diagnosed: tuple) -> None:
+    cases, diagnoses, _ = diagnosed
+    assert {case.run.task.name for case in _distinguishable(cases, diagnoses)} == set(TASKS)
+
+
+def test_explain_names_the_planted_reading(diagnosed: tuple) -> None:
+    cases, diagnoses, _ = diagnosed
+    planted = [c for c in _distinguishable(cases, diagnoses) if c.kind == "planted"]
+    named = {c.planted: [r.variant.model for r in diagnoses[c.run.run_id].explaining][:1] for c in planted}
+    assert named == {c.planted: [c.planted] for c in planted}
+
+
+def test_explain_names_the_planted_reading_through_noise(diagnosed: tuple) -> None:
+    cases, diagnoses, _ = diagnosed
+    noisy = [c for c in _distinguishable(cases, diagnoses) if c.kind == "planted+noise"]
+    named = {c.planted: [r.variant.model for r in diagnoses[c.run.run_id].explaining][:1] for c in noisy}
+    assert named == {c.planted: [c.planted] for c in noisy}
+    assert all(diagnoses[c.run.run_id].documented.disagreeing > 0 for c in noisy)
+
+
+def test_noise_is_left_unexplained(diagnosed: tuple) -> None:
+    cases, diagnoses, _ = diagnosed
+    noise = [c for c in cases if c.kind == "noise"]
+    summaries = {c.run.run_id: diagnoses[c.run.run_id].summary() for c in noise}
+    assert all(summary.startswith(explain.NO_EXPLANATION) for summary in summaries.values()), summaries
+
+
+def test_mimic_codes_first_day_sofa_is_explained_by_its_null_components(diagnosed: tuple) -> None:
+    """An independent implementation (mimic-code's first_day_sofa, which leaves a component without data
+    NULL) departs from the reference by that convention; explain names it first."""
+    _, diagnoses, mimic_code = diagnosed
+    diagnosis = diagnoses[mimic_code.run_id]
+    assert diagnosis.explaining[0].variant.model == "ref_sofa_24h__missing_component__left_null"
+
+
+def test_a_reading_that_changes_no_row_explains_nothing(diagnosed: tuple) -> None:
+    cases, diagnoses, _ = diagnosed
+    silent = {r.variant.model for c in cases for r in diagnoses[c.run.run_id].readings if r.differs == 0}
+    explaining = {r.variant.model for d in diagnoses.values() for r in d.explaining}
+    assert silent and not silent & explaining
+
+
+def test_variant_models_are_generated_from_the_yaml() -> None:
+    on_disk = {path: path.read_text() for path in conventions.VARIANTS_DIR.rglob("*") if path.is_file()}
+    assert on_disk == conventions.variant_files(), "run `python -m m4agent.conventions` and commit the result"
+
+
+def test_explain_cli_reads_a_results_tree_and_skips_what_no_run_json_names(built: Path, tmp_path: Path) -> None:
+    task = all_tasks()["mimic-vasopressor-equivalents"]
+    variant = "ref_vasopressor_equivalents__vasopressin_units__per_minute"
+    con = duckdb_session.connect(built, read_only=True)
+    try:
+        rows = render_reference(con, f'"reference"."{variant}"', task.required_columns, task.key_columns)
+    finally:
+        con.close()
+    run = tmp_path / "tree" / "run1"
+    run.mkdir(parents=True)
+    (run / "run.json").write_text(json.dumps({"task": task.name}))
+    write_csv(rows, run / "output.csv")
+    (tmp_path / "tree" / "orphan").mkdir()
+    write_csv(rows, tmp_path / "tree" / "orphan" / "output.csv")
+    done = cli("explain", str(tmp_path / "tree"), "--data-dir", str(built), "--json", timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    records = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    assert [(r["run_id"], r["explained_by"][:1]) for r in records] == [("run1", [variant])]
+    assert "skipped" in done.stderr and "orphan" in done.stderr
