@@ -49,13 +49,15 @@
 
 
 {#-
-  `column` as a missing-data convention's reading gives it: a missing value scored as the reading's
-  `value` (COALESCE), or left NULL when the reading has none.
+  `column` as a missing-data convention's reading gives it: a missing value scored as `normal` (the
+  column's normal value) when the reading's `normal` is true, or as the reading's own `value`; left
+  NULL when the reading gives neither.
 -#}
-{% macro m4_missing_as(reading, column) -%}
-    {%- if reading.get('value') is none -%}
+{% macro m4_missing_as(reading, column, normal=none) -%}
+    {%- set value = normal if reading.get('normal') else reading.get('value') -%}
+    {%- if value is none -%}
     {{ column }}
     {%- else -%}
-    COALESCE({{ column }}, {{ reading.get('value') }})
+    COALESCE({{ column }}, {{ value }})
     {%- endif -%}
 {%- endmacro %}
