@@ -489,22 +489,22 @@ def reference_variants(
 def explain_runs(
     path: Annotated[Path, typer.Argument(help="A campaign folder, a run folder of one, or a results tree "
                                          "(run folders holding run.json and output.csv).")],
-    data_dir: Annotated[Path | None, typer.Option("--data-dir", metavar="DIR", help="The data directory with "
-                                                  "the references and their variants (default: a campaign's "
-                                                  "own; required for a results tree).",
-                                                  show_default=False)] = None,
+    data_dir: DataDir = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object per run, one a line.")] = False,
     no_wait: NoWait = False,
 ) -> None:
     """Explain each run's mismatches: grade its output against every variant of its reference (one
-    convention read otherwise) and name the readings that explain them, or say none does."""
+    convention read otherwise) and name the readings that explain them, or say none does.
+
+    A campaign's runs are diagnosed against its own data directory unless --data-dir names another;
+    build the variants first (`m4agent reference variants TASK...`)."""
     from rich.table import Table
 
     from m4agent import explain as diagnosis
 
     found = diagnosis.runs_under(path, data_dir)
     results: dict[str, Any] = {}
-    for root in sorted({root for _, root in found.runs}):
+    for root in sorted({root for _, root in found.runs}, key=str):
         with _data_dir(root, writes=True, no_wait=no_wait) as held:
             results.update(diagnosis.diagnose([run for run, at in found.runs if at == root], held))
     out = _stdout_console()

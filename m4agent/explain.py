@@ -179,9 +179,9 @@ def diagnose(runs: Sequence[Run], data_dir: Path) -> dict[str, Diagnosis]:
 @dataclass(frozen=True)
 class Found:
     """The runs under a path that can be diagnosed, each with the data directory holding its
-    reference, and those that cannot, with the reason (run id, reason)."""
+    reference (None: the caller's default), and those that cannot, with the reason (run id, reason)."""
 
-    runs: tuple[tuple[Run, Path], ...]
+    runs: tuple[tuple[Run, Path | None], ...]
     skipped: tuple[tuple[str, str], ...]
 
 
@@ -194,9 +194,7 @@ def _campaign_runs(found: discovery.CampaignRuns, data_dir: Path | None) -> Foun
     for spec in found.specs:
         folder = found.run_folder(spec)
         final = records.final_attempt(records.attempts(folder))
-        if root is None:
-            skipped.append((spec.key, "no data directory: give --data-dir"))
-        elif spec.task not in tasks:
+        if spec.task not in tasks:
             skipped.append((spec.key, f"unknown task {spec.task}"))
         elif final is None or not (final.outcome.graded and final.has_output):
             skipped.append((spec.key, "no graded output"))
@@ -208,8 +206,8 @@ def _campaign_runs(found: discovery.CampaignRuns, data_dir: Path | None) -> Foun
 
 def runs_under(path: Path, data_dir: Path | None) -> Found:
     """The runs at or below ``path`` by the one discovery rule (``harness.discovery``): a campaign's
-    planned runs (their data directory from campaign.json unless ``data_dir`` is given), else the run
-    folders of a plain results tree (run.json naming the task, output.csv; ``data_dir`` required)."""
+    planned runs (their data directory ``data_dir``, else campaign.json's), else the run folders of a
+    plain results tree (run.json naming the task, output.csv; their data directory ``data_dir``)."""
     from m4agent.grading.grade import OUTPUT_CSV, RUN_JSON, discover_runs
 
     where = discovery.find(path, (RUN_JSON, OUTPUT_CSV))
@@ -217,8 +215,6 @@ def runs_under(path: Path, data_dir: Path | None) -> Found:
         parts = [_campaign_runs(found, data_dir) for found in where.campaigns]
         plain = tuple((str(folder), "outside the campaign's plan") for folder in where.plain)
         return Found(tuple(r for p in parts for r in p.runs), tuple(s for p in parts for s in p.skipped) + plain)
-    if data_dir is None:
-        raise M4AgentError(f"{path} is no campaign: give --data-dir, the data directory its references are in")
     runs, skipped = [], []
     for batch_run in discover_runs(path, all_tasks()):
         if batch_run.run is None:

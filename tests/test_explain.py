@@ -20,7 +20,7 @@ from m4agent.grading.loader import Run
 from m4agent.reference_export import render_reference, write_csv
 from m4agent.registry import all_tasks
 
-TASKS = ("mimic-sofa-24h", "mimic-kdigo-48h", "mimic-vasopressor-equivalents")
+TASKS = ("mimic-sofa-24h", "mimic-kdigo-48h", "mimic-vasopressor-equivalents", "mimic-gcs-24h-raw")
 SOFA_COLUMNS = ["subject_id", "hadm_id", "stay_id", "sofa", "respiration", "coagulation", "liver",
                 "cardiovascular", "cns", "renal"]
 
