@@ -116,9 +116,10 @@ def test_a_reading_that_changes_no_row_explains_nothing(diagnosed: tuple) -> Non
     assert silent and not silent & explaining
 
 
-def test_variant_models_are_generated_from_the_yaml() -> None:
+def test_variant_models_and_declarations_macro_are_generated_from_the_yaml() -> None:
     on_disk = {path: path.read_text() for path in conventions.VARIANTS_DIR.rglob("*") if path.is_file()}
-    assert on_disk == conventions.variant_files(), "run `python -m m4agent.conventions` and commit the result"
+    on_disk[conventions.DECLARATIONS_MACRO] = conventions.DECLARATIONS_MACRO.read_text()
+    assert on_disk == conventions.generated_files(), "run `python -m m4agent.conventions` and commit the result"
 
 
 def test_explain_cli_reads_a_results_tree_and_skips_what_no_run_json_names(built: Path, tmp_path: Path) -> None:
@@ -140,3 +141,39 @@ def test_explain_cli_reads_a_results_tree_and_skips_what_no_run_json_names(built
     records = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
     assert [(r["run_id"], r["explained_by"][:1]) for r in records] == [("run1", [variant])]
     assert "skipped" in done.stderr and "orphan" in done.stderr
+
+
+# A shell agent's own SQL on its workspace: the norepinephrine-equivalent dose with vasopressin read
+# in units/minute (x 2.5, not x 2.5 / 60). It also leaves a decoy run folder in its workspace naming
+# another task, which explain must never read as a run (the discovery rule).
+PER_MINUTE_AGENT = """python3 - <<'PY'
+import duckdb, json, os
+con = duckdb.connect('database.duckdb', read_only=True)
+con.sql('''SELECT stay_id, starttime, endtime, MAX(ROUND(CAST(COALESCE(norepinephrine, 0) + COALESCE(epinephrine, 0)
+           + COALESCE(phenylephrine / 10, 0) + COALESCE(dopamine / 100, 0) + COALESCE(vasopressin * 2.5, 0)
+           AS DECIMAL(18, 3)), 4)) AS norepinephrine_equivalent_dose
+           FROM mimiciv_derived.vasoactive_agent
+           WHERE COALESCE(norepinephrine, epinephrine, phenylephrine, dopamine, vasopressin) IS NOT NULL
+           GROUP BY stay_id, starttime, endtime ORDER BY stay_id, starttime''').write_csv('output.csv')
+os.makedirs('decoy', exist_ok=True)
+json.dump({'task': 'mimic-sofa-24h'}, open('decoy/run.json', 'w'))
+open('decoy/output.csv', 'w').write('stay_id,sofa\\n1,99\\n')
+PY
+"""
+
+
+def test_explain_names_a_shell_agents_unit_reading_in_its_campaign(engine: object, built: Path,
+                                                                     tmp_path: Path) -> None:
+    from support.harness import shell_campaign
+
+    from m4agent.harness import campaign
+    from m4agent.registry import TASKS_DIR
+
+    campaign_dir = shell_campaign(tmp_path, TASKS_DIR, PER_MINUTE_AGENT, ["mimic-vasopressor-equivalents"])
+    campaign.run(campaign_dir, built, run_canary=False)
+    assert list(campaign_dir.glob("runs/*/*/attempts/*/workspace/decoy/run.json")), "the decoy was not kept"
+    done = cli("explain", str(campaign_dir), "--json", timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    records = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    assert [(r["task"], r["explained_by"][:1]) for r in records] == [
+        ("mimic-vasopressor-equivalents", ["ref_vasopressor_equivalents__vasopressin_units__per_minute"])]

@@ -1,32 +1,25 @@
 {#-
-  The conventions a reference follows, read from its YAML (config.meta.conventions): for each name in
-  `names`, the reading the YAML documents, or the one `flip` names instead (a variant of the reference,
-  models/marts/reference_variants, docs/explain.md). A reading is the mapping the YAML gives it (its
-  label and the parameters the reference's SQL reads), with its name added under `name`.
-  The YAML is read from dbt's graph, which exists only once dbt runs; while dbt parses, each name maps
-  to {'name': none}. The references never choose a ref() by a convention, so the parse sees the same
-  dependencies either way. A flip or a name the YAML does not declare is a compile error.
+  The conventions a reference follows, as its YAML declares them (config.meta.conventions, rendered
+  into m4_declared_conventions by `python -m m4agent.conventions`: dbt's graph, which holds the YAML,
+  is empty in unit tests): for each name in `names`, the reading the YAML documents, or the one `flip`
+  names instead (a variant of the reference, models/marts/reference_variants, docs/explain.md). A
+  reading is the mapping the YAML gives it (its label and the parameters the reference's SQL reads),
+  with its name added under `name`. A convention the YAML does not declare, or a flip to a reading it
+  does not list, is a compile error.
 -#}
 {% macro m4_conventions(reference, names, flip={}) %}
-    {%- set chosen = {} %}
-    {%- if not execute %}
-        {%- for name in names %}{% do chosen.update({name: {'name': none}}) %}{% endfor %}
-        {{- return(chosen) }}
-    {%- endif %}
-    {%- set node = graph.nodes.get('model.m4agent.' ~ reference) %}
-    {%- if node is none %}
-        {{- exceptions.raise_compiler_error('m4_conventions: no model ' ~ reference) }}
-    {%- endif %}
-    {%- set declared = (node.config.meta or {}).get('conventions', {}) %}
+    {%- set declared = m4_declared_conventions().get(reference, {}) %}
     {%- if (declared.keys() | sort) != (names | sort) %}
         {{- exceptions.raise_compiler_error(reference ~ ' reads the conventions ' ~ (names | sort | join(', '))
-            ~ ' but its YAML declares ' ~ (declared.keys() | sort | join(', '))) }}
+            ~ ' but its YAML declares ' ~ (declared.keys() | sort | join(', '))
+            ~ '; run `python -m m4agent.conventions` after editing it') }}
     {%- endif %}
     {%- for name, reading in flip.items() %}
         {%- if name not in declared or reading not in declared[name]['readings'] %}
             {{- exceptions.raise_compiler_error(reference ~ ' declares no reading ' ~ reading ~ ' of ' ~ name) }}
         {%- endif %}
     {%- endfor %}
+    {%- set chosen = {} %}
     {%- for name in names %}
         {%- set reading_name = flip.get(name, declared[name]['documented']) %}
         {%- set reading = {'name': reading_name} %}
