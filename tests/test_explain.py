@@ -20,6 +20,8 @@ from m4agent.grading.loader import Run
 from m4agent.reference_export import render_reference, write_csv
 from m4agent.registry import all_tasks
 
+pytestmark = pytest.mark.slow  # a dbt run of the variants and grading calls on the harness's data
+
 TASKS = ("mimic-sofa-24h", "mimic-kdigo-48h", "mimic-vasopressor-equivalents", "mimic-gcs-24h-raw")
 SOFA_COLUMNS = ["subject_id", "hadm_id", "stay_id", "sofa", "respiration", "coagulation", "liver",
                 "cardiovascular", "cns", "renal"]
@@ -162,6 +164,7 @@ PY
 """
 
 
+@pytest.mark.docker
 def test_explain_names_a_shell_agents_unit_reading_in_its_campaign(engine: object, built: Path,
                                                                      tmp_path: Path) -> None:
     from support.harness import shell_campaign
