@@ -154,6 +154,49 @@
    }
   }
  },
+ "ref_suspicion_infection": {
+  "antibiotic_order": {
+   "documented": "benchmark",
+   "readings": {
+    "benchmark": {
+     "label": "by start, stop, drug name, hadm_id, stay_id (no route), NULLs first",
+     "order_by": "starttime NULLS FIRST, stoptime NULLS FIRST, antibiotic NULLS FIRST, hadm_id NULLS FIRST, stay_id NULLS FIRST"
+    },
+    "with_route": {
+     "label": "with the route after the drug name (as mimic-code)",
+     "order_by": "starttime NULLS FIRST, stoptime NULLS FIRST, antibiotic NULLS FIRST, route NULLS FIRST, hadm_id NULLS FIRST, stay_id NULLS FIRST"
+    }
+   }
+  },
+  "culture_order": {
+   "documented": "timed_first",
+   "readings": {
+    "timed_first": {
+     "label": "by date, time (a culture without a time first) and specimen id",
+     "order_by": "chartdate NULLS FIRST, charttime NULLS FIRST, micro_specimen_id NULLS FIRST"
+    },
+    "timed_last": {
+     "label": "by date, time (a culture without a time last) and specimen id (as mimic-code)",
+     "order_by": "chartdate NULLS FIRST, charttime NULLS LAST, micro_specimen_id"
+    }
+   }
+  },
+  "culture_windows": {
+   "documented": "72h_before_24h_after",
+   "readings": {
+    "24h_before_72h_after": {
+     "after_hours": 72,
+     "before_hours": 24,
+     "label": "culture up to 24 h before or 72 h after the antibiotic (swapped)"
+    },
+    "72h_before_24h_after": {
+     "after_hours": 24,
+     "before_hours": 72,
+     "label": "culture up to 72 h before or 24 h after the antibiotic"
+    }
+   }
+  }
+ },
  "ref_vasopressor_equivalents": {
   "intervals": {
    "documented": "vasopressors_only",
