@@ -8,7 +8,8 @@ the reference in ten copies with 1 to 40 % of rows perturbed) and diagnoses it i
 the planted reading explains it best (ties of readings whose tables are identical on the data count
 as named; they cannot be told apart); a noise output counts as right when no reading explains it.
 Readings that change no row of the reference on DIR's data cannot be planted distinguishably and are
-listed apart.
+listed apart, as are noisy planted outputs whose noise hit every row the reading changes (no
+evidence of the reading is left in them).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from m4agent import conventions, duckdb_session, explain  # noqa: E402
 from m4agent.registry import all_tasks  # noqa: E402
 
 DEFAULT_TASKS = ("mimic-sofa-24h", "mimic-kdigo-48h", "mimic-vasopressor-equivalents", "mimic-gcs-24h-raw",
-                 "mimic-suspicion-infection")
+                 "mimic-suspicion-infection", "mimic-creatinine-baseline")
 NOISE_SHARES = (0.01, 0.02, 0.05, 0.05, 0.1, 0.1, 0.2, 0.2, 0.4, 0.4)  # ten noise outputs per task
 PLANTED_NOISE = (0.01, 0.02, 0.05, 0.05, 0.1)  # five noisy copies of each planted reading
 
@@ -54,13 +55,16 @@ def main() -> None:
         own = [c for c in cases if c.run.task.name == task.name]
         silent = set()
         for kind in ("planted", "planted+noise", "noise"):
-            right = total = 0
+            right = total = erased = 0
             for case in (c for c in own if c.kind == kind):
                 diagnosis = found[case.run.run_id]
                 if case.planted is not None:
                     reading = next(r for r in diagnosis.readings if r.variant.model == case.planted)
                     if reading.differs == 0:
                         silent.add(case.planted)
+                        continue
+                    if case.evidence == 0:
+                        erased += 1
                         continue
                     best = diagnosis.explaining[:1]
                     named = bool(best) and (best[0].variant.model == case.planted or (
@@ -73,7 +77,9 @@ def main() -> None:
                     if diagnosis.explaining:
                         print(f"  noise explained {case.run.run_id}: {diagnosis.summary()}")
                 total += 1
-            print(f"{task.name:34} {kind:14} {right:>3}/{total:<3}  {', '.join(sorted(silent)) if kind == 'noise' else ''}")
+            note = f"{erased} left out: the noise hit every row the reading changes" if erased else ""
+            print(f"{task.name:34} {kind:14} {right:>3}/{total:<3}  "
+                  f"{', '.join(sorted(silent)) if kind == 'noise' else note}")
 
 
 if __name__ == "__main__":

@@ -23,7 +23,7 @@ from m4agent.registry import all_tasks
 pytestmark = pytest.mark.slow  # a dbt run of the variants and grading calls on the harness's data
 
 TASKS = ("mimic-sofa-24h", "mimic-kdigo-48h", "mimic-vasopressor-equivalents", "mimic-gcs-24h-raw",
-         "mimic-suspicion-infection")
+         "mimic-suspicion-infection", "mimic-creatinine-baseline")
 SOFA_COLUMNS = ["subject_id", "hadm_id", "stay_id", "sofa", "respiration", "coagulation", "liver",
                 "cardiovascular", "cns", "renal"]
 
@@ -52,10 +52,11 @@ def diagnosed(built: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[li
 
 
 def _distinguishable(cases: list[Case], diagnoses: dict) -> list[Case]:
-    """Planted cases whose reading changes some row of the reference on this data."""
+    """Planted cases whose reading changes some row of the reference on this data, and where the
+    noise left at least one of those rows untouched (evidence of the reading)."""
     found = []
     for case in cases:
-        if case.planted is not None:
+        if case.planted is not None and case.evidence:
             reading = next(r for r in diagnoses[case.run.run_id].readings if r.variant.model == case.planted)
             if reading.differs:
                 found.append(case)

@@ -30,6 +30,7 @@ class Case:
     run: Run
     planted: str | None
     kind: str  # planted, planted+noise, noise
+    evidence: int | None = None  # planted: rows the reading changes (as text) that no perturbation touched
 
 
 def _perturbed(value: str, rng: random.Random) -> str:
@@ -45,14 +46,31 @@ def _perturbed(value: str, rng: random.Random) -> str:
     return f"{number * (1 + sign * rng.uniform(0.3, 0.6)):.4f}"
 
 
-def perturb(rows: list[list[str]], task: Task, share: float, rng: random.Random) -> list[list[str]]:
-    """``rows`` (a header, then data) with one scored value of ``share`` of the rows perturbed."""
+def perturb(rows: list[list[str]], task: Task, share: float, rng: random.Random,
+            ) -> tuple[list[list[str]], set[tuple[str, ...]]]:
+    """``rows`` (a header, then data) with one scored value of ``share`` of the rows perturbed, and the
+    keys of the perturbed rows."""
     header, data = rows[0], [list(row) for row in rows[1:]]
     scored = [header.index(column) for column in task.scored_columns if column in header]
+    touched = set()
     for index in rng.sample(range(len(data)), k=round(share * len(data))):
         column = rng.choice(scored)
         data[index][column] = _perturbed(data[index][column], rng)
-    return [header, *data]
+        touched.add(_key(header, data[index], task))
+    return [header, *data], touched
+
+
+def _key(header: list[str], row: list[str], task: Task) -> tuple[str, ...]:
+    return tuple(row[header.index(column)] for column in task.key_columns)
+
+
+def _changed_keys(rows: list[list[str]], reference: list[list[str]], task: Task) -> set[tuple[str, ...]]:
+    """Keys of the rows where ``rows`` and ``reference`` differ as text (a row of either alone included)."""
+    def keyed(table: list[list[str]]) -> dict[tuple[str, ...], list[str]]:
+        return {_key(table[0], row, task): row for row in table[1:]}
+
+    mine, theirs = keyed(rows), keyed(reference)
+    return {key for key in mine.keys() | theirs.keys() if mine.get(key) != theirs.get(key)}
 
 
 def _rendered(con: duckdb.DuckDBPyConnection, task: Task, model: str) -> list[list[str]]:
@@ -68,19 +86,22 @@ def corpus(con: duckdb.DuckDBPyConnection, tasks: list[Task], folder: Path,
     rng = random.Random(seed)
     cases = []
 
-    def add(name: str, task: Task, rows: list[list[str]], planted: str | None, kind: str) -> None:
-        cases.append(Case(Run(name, task, write_csv(rows, folder / f"{name}.csv")), planted, kind))
+    def add(name: str, task: Task, rows: list[list[str]], planted: str | None, kind: str,
+            evidence: int | None = None) -> None:
+        cases.append(Case(Run(name, task, write_csv(rows, folder / f"{name}.csv")), planted, kind, evidence))
 
     for task in tasks:
+        reference = _rendered(con, task, task.reference_model)
         for variant in variants(task.reference_model):
             if only is not None and variant.model not in only:
                 continue
             rows = _rendered(con, task, variant.model)
-            add(f"planted-{variant.model}", task, rows, variant.model, "planted")
+            changed = _changed_keys(rows, reference, task)
+            add(f"planted-{variant.model}", task, rows, variant.model, "planted", len(changed))
             for number, share in enumerate(planted_noise):
-                add(f"planted_noise{number}-{variant.model}", task, perturb(rows, task, share, rng), variant.model,
-                    "planted+noise")
-        reference = _rendered(con, task, task.reference_model)
+                noisy, touched = perturb(rows, task, share, rng)
+                add(f"planted_noise{number}-{variant.model}", task, noisy, variant.model, "planted+noise",
+                    len(changed - touched))
         for number, share in enumerate(noise_shares):
-            add(f"noise{number}-{task.name}", task, perturb(reference, task, share, rng), None, "noise")
+            add(f"noise{number}-{task.name}", task, perturb(reference, task, share, rng)[0], None, "noise")
     return cases
