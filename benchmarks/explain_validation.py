@@ -66,9 +66,7 @@ def main() -> None:
                     if case.evidence == 0:
                         erased += 1
                         continue
-                    best = diagnosis.explaining[:1]
-                    named = bool(best) and (best[0].variant.model == case.planted or (
-                        best[0].explained == reading.explained and reading.explains))
+                    named = case.planted in [r.variant.model for r in diagnosis.best]
                     right += named
                     if not named:
                         print(f"  missed {case.run.run_id}: {diagnosis.summary()}")

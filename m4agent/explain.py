@@ -78,6 +78,16 @@ class Diagnosis:
         return tuple(r for r in self.readings if r.explains)
 
     @property
+    def best(self) -> tuple[ReadingFit, ...]:
+        """The explaining readings that explain the most rows, tied (on this data, readings can give the
+        same rows: none of them is then more likely than another)."""
+        if not self.explaining:
+            return ()
+        top = self.explaining[0]
+        return tuple(r for r in self.explaining
+                     if (r.explained, r.fit.disagreeing) == (top.explained, top.fit.disagreeing))
+
+    @property
     def indistinguishable(self) -> tuple[ReadingFit, ...]:
         """Readings that change no row of the reference on this data."""
         return tuple(r for r in self.readings if r.differs == 0)
@@ -90,11 +100,13 @@ class Diagnosis:
             return f"matches the documented reading ({self.documented})"
         if not self.explaining:
             return f"{NO_EXPLANATION} ({self.documented} agree with the documented reading)"
-        best, *others = self.explaining
+        best, *tied = self.best
+        others = self.explaining[len(self.best):]
         left = best.fit.disagreeing
+        alike = "".join(f" (or {other.variant.label}, which gives the same rows here)" for other in tied)
         also = "; ".join(f"{other.variant.label} explains {other.explained} rows" for other in others)
-        return (f"matches the reference with {best.variant.label} on {best.fit}, against {self.documented} "
-                f"for the documented {best.variant.convention.documented.label}; "
+        return (f"matches the reference with {best.variant.label}{alike} on {best.fit}, against "
+                f"{self.documented} for the documented {best.variant.convention.documented.label}; "
                 + (f"{left} rows stay unexplained" if left else "nothing stays unexplained")
                 + (f"; also {also}" if also else ""))
 
@@ -232,6 +244,7 @@ def as_record(diagnosis: Diagnosis) -> dict:
     return {
         "run_id": diagnosis.run_id, "task": diagnosis.task, "summary": diagnosis.summary(),
         "explained_by": [r.variant.model for r in diagnosis.explaining],
+        "best": [r.variant.model for r in diagnosis.best],
         "documented": fit(diagnosis.documented), "error": diagnosis.error,
         "readings": [{"variant": r.variant.model, "convention": r.variant.convention.name,
                       "reading": r.variant.reading.name, "label": r.variant.reading.label, "fit": fit(r.fit),
@@ -241,8 +254,9 @@ def as_record(diagnosis: Diagnosis) -> dict:
 
 
 def departures(diagnoses: Sequence[Diagnosis]) -> list[tuple[str, int, int]]:
-    """Across runs: per reading that explains some run, (variant model, runs it explains best, runs it
-    explains at all), most frequent first; then NO_EXPLANATION's count of runs with mismatches."""
+    """Across runs: per reading that explains some run, (variant model, runs it explains best (tied
+    readings each counted), runs it explains at all), most frequent first; then NO_EXPLANATION's count
+    of runs with mismatches."""
     best: dict[str, int] = {}
     anywhere: dict[str, int] = {}
     unexplained = 0
@@ -251,10 +265,10 @@ def departures(diagnoses: Sequence[Diagnosis]) -> list[tuple[str, int, int]]:
             continue
         if not diagnosis.explaining:
             unexplained += 1
-        for rank, reading in enumerate(diagnosis.explaining):
+        for reading in diagnosis.explaining:
             anywhere[reading.variant.model] = anywhere.get(reading.variant.model, 0) + 1
-            if rank == 0:
-                best[reading.variant.model] = best.get(reading.variant.model, 0) + 1
+        for reading in diagnosis.best:
+            best[reading.variant.model] = best.get(reading.variant.model, 0) + 1
     rows = sorted(((model, best.get(model, 0), count) for model, count in anywhere.items()),
                   key=lambda row: (-row[1], -row[2], row[0]))
     return [*rows, (NO_EXPLANATION, unexplained, unexplained)] if unexplained else rows
