@@ -521,6 +521,10 @@ def explain_runs(
         for model, best, anywhere in diagnosis.departures(list(results.values())):
             table.add_row(model, str(best), str(anywhere))
         out.print(table)
+        silent = sorted({r.variant.model for d in results.values() for r in d.indistinguishable})
+        if silent:
+            out.print(f"readings that change no row of their reference on this data (never named): "
+                      f"{', '.join(silent)}", soft_wrap=True)
 
 
 def _stdout_console() -> Console:

@@ -106,7 +106,7 @@ class Diagnosis:
         alike = "".join(f" (or {other.variant.label}, which gives the same rows here)" for other in tied)
         also = "; ".join(f"{other.variant.label} explains {other.explained} rows" for other in others)
         return (f"matches the reference with {best.variant.label}{alike} on {best.fit}, against "
-                f"{self.documented} for the documented {best.variant.convention.documented.label}; "
+                f"{self.documented} for the documented reading ({best.variant.convention.documented.label}); "
                 + (f"{left} rows stay unexplained" if left else "nothing stays unexplained")
                 + (f"; also {also}" if also else ""))
 
@@ -245,6 +245,7 @@ def as_record(diagnosis: Diagnosis) -> dict:
         "run_id": diagnosis.run_id, "task": diagnosis.task, "summary": diagnosis.summary(),
         "explained_by": [r.variant.model for r in diagnosis.explaining],
         "best": [r.variant.model for r in diagnosis.best],
+        "indistinguishable": [r.variant.model for r in diagnosis.indistinguishable],
         "documented": fit(diagnosis.documented), "error": diagnosis.error,
         "readings": [{"variant": r.variant.model, "convention": r.variant.convention.name,
                       "reading": r.variant.reading.name, "label": r.variant.reading.label, "fit": fit(r.fit),

@@ -157,7 +157,7 @@
      "value": null
     },
     "scored_normal": {
-     "label": "0 (normal)",
+     "label": "0 as normal",
      "value": 0
     }
    }
