@@ -511,16 +511,24 @@ def explain_runs(
     for run, _ in found.runs:
         found_diagnosis = results[run.run_id]
         if as_json:
-            out.print_json(json.dumps(diagnosis.as_record(found_diagnosis)), indent=None)
+            record = {**diagnosis.as_record(found_diagnosis), "condition": found.conditions.get(run.run_id)}
+            out.print_json(json.dumps(record), indent=None)
         else:
             out.print(f"[bold]{escape(run.task.name)}[/] {escape(run.run_id)}: {escape(found_diagnosis.summary())}")
     for run_id, reason in found.skipped:
         console.print(f"[yellow]skipped[/] {escape(run_id)}: {escape(reason)}", soft_wrap=True)
     if not as_json and results:
-        table = Table("reading", "runs it explains best", "runs it explains", box=None)
-        for model, best, anywhere in diagnosis.departures(list(results.values())):
-            table.add_row(model, str(best), str(anywhere))
-        out.print(table)
+        # a campaign's departures per condition (do skills remove the departures they document?)
+        by_condition: dict[str, list[Any]] = {}
+        for run_id, found_diagnosis in results.items():
+            by_condition.setdefault(found.conditions.get(run_id, ""), []).append(found_diagnosis)
+        for condition, diagnoses in sorted(by_condition.items()):
+            table = Table("reading", "runs it explains best", "runs it explains", box=None,
+                          title=f"condition {condition}: {len(diagnoses)} runs" if condition else None,
+                          title_justify="left")
+            for model, best, anywhere in diagnosis.departures(diagnoses):
+                table.add_row(model, str(best), str(anywhere))
+            out.print(table)
         silent = sorted({r.variant.model for d in results.values() for r in d.indistinguishable})
         if silent:
             out.print(f"readings that change no row of their reference on this data (never named): "

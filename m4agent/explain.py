@@ -195,6 +195,7 @@ class Found:
 
     runs: tuple[tuple[Run, Path | None], ...]
     skipped: tuple[tuple[str, str], ...]
+    conditions: dict[str, str] = dataclasses.field(default_factory=dict)  # a campaign run's id -> its condition
 
 
 def _campaign_runs(found: discovery.CampaignRuns, data_dir: Path | None) -> Found:
@@ -203,6 +204,7 @@ def _campaign_runs(found: discovery.CampaignRuns, data_dir: Path | None) -> Foun
     tasks = all_tasks(Path(meta.get("tasks_dir") or TASKS_DIR))
     root = data_dir or (Path(meta["data_dir"]) if meta.get("data_dir") else None)
     runs, skipped = [], []
+    conditions = {spec.key: spec.condition for spec in found.specs}
     for spec in found.specs:
         folder = found.run_folder(spec)
         final = records.final_attempt(records.attempts(folder))
@@ -213,7 +215,7 @@ def _campaign_runs(found: discovery.CampaignRuns, data_dir: Path | None) -> Foun
         else:
             output = folder / records.ATTEMPTS_DIR / f"{final.number:04d}" / layout.OUTPUT_NAME
             runs.append((Run(spec.key, tasks[spec.task], output), root))
-    return Found(tuple(runs), tuple(skipped))
+    return Found(tuple(runs), tuple(skipped), conditions)
 
 
 def runs_under(path: Path, data_dir: Path | None) -> Found:
@@ -226,7 +228,8 @@ def runs_under(path: Path, data_dir: Path | None) -> Found:
     if where.campaigns:
         parts = [_campaign_runs(found, data_dir) for found in where.campaigns]
         plain = tuple((str(folder), "outside the campaign's plan") for folder in where.plain)
-        return Found(tuple(r for p in parts for r in p.runs), tuple(s for p in parts for s in p.skipped) + plain)
+        return Found(tuple(r for p in parts for r in p.runs), tuple(s for p in parts for s in p.skipped) + plain,
+                     {key: condition for p in parts for key, condition in p.conditions.items()})
     runs, skipped = [], []
     for batch_run in discover_runs(path, all_tasks()):
         if batch_run.run is None:

@@ -192,5 +192,10 @@ def test_explain_names_a_shell_agents_unit_reading_in_its_campaign(engine: objec
     done = cli("explain", str(campaign_dir), "--json", timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     records = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
-    assert [(r["task"], r["explained_by"][:1]) for r in records] == [
-        ("mimic-vasopressor-equivalents", ["ref_vasopressor_equivalents__vasopressin_units__per_minute"])]
+    assert [(r["task"], r["condition"], r["explained_by"][:1]) for r in records] == [
+        ("mimic-vasopressor-equivalents", "no-skill", ["ref_vasopressor_equivalents__vasopressin_units__per_minute"])]
+    table = cli("explain", str(campaign_dir), timeout=600)
+    assert table.returncode == 0, table.stderr[-3000:]
+    per_condition = " ".join(table.stdout.split("condition no-skill: 1 runs", 1)[1].split())
+    assert per_condition.startswith("reading runs it explains best runs it explains "
+                                    "ref_vasopressor_equivalents__vasopressin_units__per_minute 1 1")
