@@ -54,7 +54,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 PANELS = {
     "Data": ("quickstart", "data"),
     "References": ("reference", "tasks", "export"),
-    "Grading": ("grade",),
+    "Grading": ("grade", "explain"),
     "Agents": ("doctor", "run", "campaign", "model-server"),
     "Reports": ("report", "view"),
 }
@@ -450,6 +450,89 @@ def reference_export(
         path = export(task, root, out)
     console.print(f"[green]wrote[/] {escape(str(path))} and {escape(str(manifest_path(path)))}; next: "
                   f"`m4agent grade {task} {escape(str(path))}`")
+
+
+@reference_app.command("variants")
+@guarded
+def reference_variants(
+    tasks: Annotated[list[str], typer.Argument(help="Task names, e.g. mimic-sofa-24h (see `m4agent tasks list`).")],
+    data_dir: DataDir = None,
+    no_wait: NoWait = False,
+) -> None:
+    """Build each task's reference under every single alternative reading of its declared conventions
+    (its YAML's meta.conventions), as tables beside the reference, in one dbt run (docs/explain.md)."""
+    from rich.table import Table
+
+    from m4agent import conventions, duckdb_session
+    from m4agent.registry import load_task
+
+    chosen = [load_task(name) for name in tasks]
+    references = sorted({task.reference_model for task in chosen if conventions.variants_of_task(task)})
+    with _data_dir(data_dir, writes=True, no_wait=no_wait) as root:
+        seconds = conventions.build_variants(root, references)
+        con = duckdb_session.connect(root, read_only=True)
+        try:
+            table = Table("variant table (schema reference)", "reading", "rows", box=None)
+            for reference in references:
+                for variant in conventions.variants(reference):
+                    rows = con.execute(f'SELECT COUNT(*) FROM "reference"."{variant.model}"').fetchone()[0]
+                    table.add_row(variant.model, variant.label, str(rows))
+        finally:
+            con.close()
+    _stdout_console().print(table)
+    console.print(f"[bold green]built[/] {sum(len(conventions.variants(r)) for r in references)} variants in "
+                  f"{seconds:.0f} s; next: `m4agent explain RUN_OR_CAMPAIGN`")
+
+
+@app.command("explain")
+@guarded
+def explain_runs(
+    path: Annotated[Path, typer.Argument(help="A campaign folder, a run folder of one, or a results tree "
+                                         "(run folders holding run.json and output.csv).")],
+    data_dir: DataDir = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object per run, one a line.")] = False,
+    no_wait: NoWait = False,
+) -> None:
+    """Explain each run's mismatches: grade its output against every variant of its reference (one
+    convention read otherwise) and name the readings that explain them, or say none does.
+
+    A campaign's runs are diagnosed against its own data directory unless --data-dir names another;
+    build the variants first (`m4agent reference variants TASK...`)."""
+    from rich.table import Table
+
+    from m4agent import explain as diagnosis
+
+    found = diagnosis.runs_under(path, data_dir)
+    results: dict[str, Any] = {}
+    for root in sorted({root for _, root in found.runs}, key=str):
+        with _data_dir(root, writes=True, no_wait=no_wait) as held:
+            results.update(diagnosis.diagnose([run for run, at in found.runs if at == root], held))
+    out = _stdout_console()
+    for run, _ in found.runs:
+        found_diagnosis = results[run.run_id]
+        if as_json:
+            record = {**diagnosis.as_record(found_diagnosis), "condition": found.conditions.get(run.run_id)}
+            out.print_json(json.dumps(record), indent=None)
+        else:
+            out.print(f"[bold]{escape(run.task.name)}[/] {escape(run.run_id)}: {escape(found_diagnosis.summary())}")
+    for run_id, reason in found.skipped:
+        console.print(f"[yellow]skipped[/] {escape(run_id)}: {escape(reason)}", soft_wrap=True)
+    if not as_json and results:
+        # a campaign's departures per condition (do skills remove the departures they document?)
+        by_condition: dict[str, list[Any]] = {}
+        for run_id, found_diagnosis in results.items():
+            by_condition.setdefault(found.conditions.get(run_id, ""), []).append(found_diagnosis)
+        for condition, diagnoses in sorted(by_condition.items()):
+            table = Table("reading", "runs it explains best", "runs it explains", box=None,
+                          title=f"condition {condition}: {len(diagnoses)} runs" if condition else None,
+                          title_justify="left")
+            for model, best, anywhere in diagnosis.departures(diagnoses):
+                table.add_row(model, str(best), str(anywhere))
+            out.print(table)
+        silent = sorted({r.variant.model for d in results.values() for r in d.indistinguishable})
+        if silent:
+            out.print(f"readings that change no row of their reference on this data (never named): "
+                      f"{', '.join(silent)}", soft_wrap=True)
 
 
 def _stdout_console() -> Console:
