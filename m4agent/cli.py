@@ -517,6 +517,8 @@ def explain_runs(
             out.print(f"[bold]{escape(run.task.name)}[/] {escape(run.run_id)}: {escape(found_diagnosis.summary())}")
     for run_id, reason in found.skipped:
         console.print(f"[yellow]skipped[/] {escape(run_id)}: {escape(reason)}", soft_wrap=True)
+    for written in diagnosis.save(found, results):  # what `m4agent view` and `m4agent report` show
+        console.print(f"wrote {escape(str(written))}", soft_wrap=True)
     if not as_json and results:
         # a campaign's departures per condition (do skills remove the departures they document?)
         by_condition: dict[str, list[Any]] = {}

@@ -28,6 +28,7 @@ from m4agent.grading.loader import Run
 from m4agent.harness import campaign, discovery, layout, records
 from m4agent.registry import TASKS_DIR, Task, all_tasks
 
+EXPLAIN_FILE = "explain.json"  # a campaign's diagnoses by run key, beside campaign.json (view and report read it)
 EXPLAINS_SHARE = 0.5  # of the rows a reading changes, the net share an output must follow it on
 NO_EXPLANATION = "no convention explains this"
 
@@ -196,6 +197,8 @@ class Found:
     runs: tuple[tuple[Run, Path | None], ...]
     skipped: tuple[tuple[str, str], ...]
     conditions: dict[str, str] = dataclasses.field(default_factory=dict)  # a campaign run's id -> its condition
+    homes: dict[str, Path] = dataclasses.field(default_factory=dict)  # a campaign run's id -> its campaign folder
+    agents: dict[str, str] = dataclasses.field(default_factory=dict)  # a campaign run's id -> agent/model
 
 
 def _campaign_runs(found: discovery.CampaignRuns, data_dir: Path | None) -> Found:
@@ -215,7 +218,8 @@ def _campaign_runs(found: discovery.CampaignRuns, data_dir: Path | None) -> Foun
         else:
             output = folder / records.ATTEMPTS_DIR / f"{final.number:04d}" / layout.OUTPUT_NAME
             runs.append((Run(spec.key, tasks[spec.task], output), root))
-    return Found(tuple(runs), tuple(skipped), conditions)
+    return Found(tuple(runs), tuple(skipped), conditions, {spec.key: found.folder for spec in found.specs},
+                 {spec.key: f"{spec.agent}/{spec.model}" for spec in found.specs})
 
 
 def runs_under(path: Path, data_dir: Path | None) -> Found:
@@ -229,7 +233,9 @@ def runs_under(path: Path, data_dir: Path | None) -> Found:
         parts = [_campaign_runs(found, data_dir) for found in where.campaigns]
         plain = tuple((str(folder), "outside the campaign's plan") for folder in where.plain)
         return Found(tuple(r for p in parts for r in p.runs), tuple(s for p in parts for s in p.skipped) + plain,
-                     {key: condition for p in parts for key, condition in p.conditions.items()})
+                     {key: condition for p in parts for key, condition in p.conditions.items()},
+                     {key: home for p in parts for key, home in p.homes.items()},
+                     {key: agent for p in parts for key, agent in p.agents.items()})
     runs, skipped = [], []
     for batch_run in discover_runs(path, all_tasks()):
         if batch_run.run is None:
@@ -276,3 +282,56 @@ def departures(diagnoses: Sequence[Diagnosis]) -> list[tuple[str, int, int]]:
     rows = sorted(((model, best.get(model, 0), count) for model, count in anywhere.items()),
                   key=lambda row: (-row[1], -row[2], row[0]))
     return [*rows, (NO_EXPLANATION, unexplained, unexplained)] if unexplained else rows
+
+
+def save(found: Found, results: dict[str, Diagnosis]) -> list[Path]:
+    """Write each campaign's diagnoses to its ``explain.json`` (run key -> ``as_record`` with the run's
+    agent and condition), for ``m4agent view`` and ``m4agent report``; the files written."""
+    by_home: dict[Path, dict[str, dict]] = {}
+    for run_id, home in found.homes.items():
+        if run_id in results:
+            by_home.setdefault(home, {})[run_id] = {**as_record(results[run_id]), "agent": found.agents.get(run_id),
+                                                    "condition": found.conditions.get(run_id)}
+    for home, runs in by_home.items():
+        records.write_json_atomic(home / EXPLAIN_FILE, {"runs": runs})
+    return [home / EXPLAIN_FILE for home in sorted(by_home)]
+
+
+def saved(campaign_dir: Path) -> dict[str, dict]:
+    """A campaign's saved diagnoses by run key; empty when ``m4agent explain`` has not been run on it."""
+    path = campaign_dir / EXPLAIN_FILE
+    if not path.is_file():
+        return {}
+    runs = records.read_json(path).get("runs")
+    return runs if isinstance(runs, dict) else {}
+
+
+def departures_by_condition(runs: Sequence[dict]) -> list[dict]:
+    """Across saved diagnoses: per agent, condition and reading, the runs it explains best and at all,
+    beside the runs of that agent and condition with mismatches (and those no reading explains)."""
+    cells: dict[tuple[str, str], list[dict]] = {}
+    for record in runs:
+        cells.setdefault((str(record.get("agent")), str(record.get("condition"))), []).append(record)
+    rows = []
+    for (agent, condition), group in sorted(cells.items()):
+        missed = [r for r in group if r.get("documented") and
+                  r["documented"]["agreeing_rows"] < r["documented"]["counted_rows"]]
+        labels = {reading["variant"]: reading["label"] for r in missed for reading in r.get("readings", [])}
+        best: dict[str, int] = {}
+        anywhere: dict[str, int] = {}
+        for record in missed:
+            for model in record.get("best", []):
+                best[model] = best.get(model, 0) + 1
+            for model in record.get("explained_by", []):
+                anywhere[model] = anywhere.get(model, 0) + 1
+        for model in sorted(anywhere, key=lambda m: (-best.get(m, 0), -anywhere[m], m)):
+            rows.append({"agent": agent, "condition": condition, "reading": model, "label": labels.get(model, ""),
+                         "runs_best": best.get(model, 0), "runs_explained": anywhere[model],
+                         "runs_with_mismatches": len(missed), "runs": len(group)})
+        unexplained = sum(1 for r in missed if not r.get("explained_by"))
+        if unexplained or not missed:
+            rows.append({"agent": agent, "condition": condition,
+                         "reading": NO_EXPLANATION if missed else "no mismatches", "label": "",
+                         "runs_best": unexplained, "runs_explained": unexplained,
+                         "runs_with_mismatches": len(missed), "runs": len(group)})
+    return rows

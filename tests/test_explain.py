@@ -17,6 +17,7 @@ from support.front_door import cli
 
 from m4agent import conventions, duckdb_session, explain
 from m4agent.grading.loader import Run
+from m4agent.harness import records
 from m4agent.reference_export import render_reference, write_csv
 from m4agent.registry import all_tasks
 
@@ -179,23 +180,64 @@ PY
 
 
 @pytest.mark.docker
-def test_explain_names_a_shell_agents_unit_reading_in_its_campaign(engine: object, built: Path,
-                                                                     tmp_path: Path) -> None:
-    from support.harness import shell_campaign
+def test_an_oracle_versus_shell_campaign_shows_each_runs_diagnosis_in_view_and_report(
+        engine: object, built: Path, tmp_path: Path) -> None:
+    from support.harness import write_matrix
 
     from m4agent.harness import campaign
     from m4agent.registry import TASKS_DIR
 
-    campaign_dir = shell_campaign(tmp_path, TASKS_DIR, PER_MINUTE_AGENT, ["mimic-vasopressor-equivalents"])
+    script = tmp_path / "agent.sh"
+    script.write_text(PER_MINUTE_AGENT)
+    matrix = write_matrix(tmp_path / "matrix.toml", f"""
+[campaign]
+tasks = ["mimic-vasopressor-equivalents"]
+conditions = ["no-skill", "with-skill"]
+
+[[agents]]
+name = "shell"
+options = {{ script = "{script}" }}
+
+[[agents]]
+name = "oracle"
+""")
+    campaign_dir = tmp_path / "campaign"
+    campaign.plan(matrix, campaign_dir, tasks_dir=TASKS_DIR)
     campaign.run(campaign_dir, built, run_canary=False)
     assert list(campaign_dir.glob("runs/*/*/attempts/*/workspace/decoy/run.json")), "the decoy was not kept"
     done = cli("explain", str(campaign_dir), "--json", timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
-    records = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
-    assert [(r["task"], r["condition"], r["explained_by"][:1]) for r in records] == [
-        ("mimic-vasopressor-equivalents", "no-skill", ["ref_vasopressor_equivalents__vasopressin_units__per_minute"])]
-    table = cli("explain", str(campaign_dir), timeout=600)
-    assert table.returncode == 0, table.stderr[-3000:]
-    per_condition = " ".join(table.stdout.split("condition no-skill: 1 runs", 1)[1].split())
-    assert per_condition.startswith("reading runs it explains best runs it explains "
-                                    "ref_vasopressor_equivalents__vasopressin_units__per_minute 1 1")
+    found = sorted((r["condition"], r["explained_by"][:1])
+                   for r in map(json.loads, filter(str.strip, done.stdout.splitlines())))
+    unit = "ref_vasopressor_equivalents__vasopressin_units__per_minute"
+    assert found == [("no-skill", []), ("no-skill", [unit]), ("with-skill", []),
+                     ("with-skill", [unit])]  # the oracle matches the documented reading; the shell departs
+    saved = explain.saved(campaign_dir)
+    assert sorted(r["agent"] for r in saved.values()) == ["oracle/default"] * 2 + ["shell/default"] * 2
+
+    report_dir = tmp_path / "report"
+    assert cli("report", str(campaign_dir), "--out", str(report_dir), timeout=600).returncode == 0
+    rows = json.loads((report_dir / "report.json").read_text())["departures"]
+    shell = [(r["condition"], r["reading"], r["runs_best"]) for r in rows if r["agent"] == "shell/default"]
+    assert shell == [("no-skill", unit, 1), ("with-skill", unit, 1)]
+    dom = _dom(report_dir / "report.html")
+    assert "Conventions the runs departed from (m4agent explain)" in dom and "units/minute" in dom
+    assert (report_dir / "figures" / "departures.png").is_file()
+
+    shell_run = next(records.run_folder(campaign_dir, spec) for spec in campaign.planned_runs(campaign_dir)
+                     if spec.agent == "shell" and spec.condition == "no-skill")
+    assert cli("view", str(shell_run), timeout=600).returncode == 0
+    page = _dom(shell_run / "view.html")
+    assert "Why it missed" in page and "matches the reference with" in page and "units/minute" in page
+
+
+def _dom(page: Path) -> str:
+    """The page as headless Chromium renders it (its DOM after load)."""
+    import shutil
+    import subprocess
+
+    browser = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome") if shutil.which(n)),
+                   None)
+    assert browser, "no headless Chromium: `apt-get install -y chromium`"
+    return subprocess.run([browser, "--headless", "--no-sandbox", "--disable-gpu", "--dump-dom", page.as_uri()],
+                          capture_output=True, text=True, timeout=120).stdout

@@ -206,6 +206,27 @@ def _egress_html(traj: dict[str, Any]) -> str:
     return "".join(parts)
 
 
+def _diagnosis_html(run_folder: Path, key: str) -> str:
+    """The run's diagnosis from its campaign's ``explain.json`` (``m4agent explain``), or how to get one."""
+    from m4agent.explain import saved
+
+    campaign_dir = discovery.campaign_of(run_folder)
+    record = saved(campaign_dir).get(key) if campaign_dir is not None else None
+    if record is None:
+        return "<p>Not diagnosed: run <code>m4agent explain</code> on the campaign folder.</p>"
+    rows = "".join(
+        f"<tr class='{'explains' if r.get('explains') else ''}'><td>{_e(r.get('label'))}</td>"
+        f"<td>{_e(r.get('convention'))}</td><td>{_e((r.get('fit') or {}).get('agreeing_rows'))}/"
+        f"{_e((r.get('fit') or {}).get('counted_rows'))}</td><td>{_e(r.get('rows_changed'))}</td>"
+        f"<td>{_e(r.get('rows_explained'))}</td><td>{'yes' if r.get('explains') else ''}</td></tr>"
+        for r in record.get("readings", []))
+    documented = record.get("documented") or {}
+    table = ("<table><tr><th>reading</th><th>convention</th><th>rows agreeing under it</th><th>rows it changes"
+             "</th><th>rows it explains</th><th>explains</th></tr>" + rows + "</table>") if rows else ""
+    return (f"<p class='diagnosis'>{_e(record.get('summary'))}</p><p>Under the documented reading "
+            f"{_e(documented.get('agreeing_rows'))}/{_e(documented.get('counted_rows'))} rows agree.</p>{table}")
+
+
 def run_section(run_folder: Path, compared: str) -> tuple[str, dict[str, Any]]:
     """One run's HTML section, with ``compared`` (its output against the reference, ``comparisons``),
     and its summary (for the index); writes the run's ``trajectory.json``."""
@@ -233,6 +254,7 @@ def run_section(run_folder: Path, compared: str) -> tuple[str, dict[str, Any]]:
     body = (head + "<h2>Instruction</h2><pre>" + _e(instruction.read_text() if instruction.exists() else "") + "</pre>"
             + "<h2>Tokens and cost</h2>" + _ledger_html(traj.get("ledger"))
             + "<h2>Output against the reference</h2>" + compared
+            + "<h2>Why it missed: conventions (m4agent explain)</h2>" + _diagnosis_html(run_folder, spec["key"])
             + "<h2>Steps</h2>" + _steps_html(traj) + "<h2>Egress</h2>" + _egress_html(traj))
     return f"<section>{body}</section>", summary
 
