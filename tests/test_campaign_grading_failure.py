@@ -17,6 +17,7 @@ from m4agent.grading.grade import GradingRunFailed
 from m4agent.harness import campaign, records
 from m4agent.harness.records import RunState
 from m4agent.registry import TASKS_DIR
+from m4agent.run_folder import RESULT_FILE, read_json
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
@@ -29,7 +30,7 @@ def test_damaged_data_directory_gives_no_run_a_zero_and_the_next_start_grades_th
     campaign.run(campaign_dir, harness_data_dir, run_canary=False)
     specs = campaign.planned_runs(campaign_dir)
     for spec in specs:  # back to "graded next": the attempts stand, the grading is to be done again
-        (records.run_folder(campaign_dir, spec) / records.RESULT_FILE).unlink()
+        (records.run_folder(campaign_dir, spec) / RESULT_FILE).unlink()
     matrix, tasks, _ = campaign._matrix(campaign_dir)
     # where dbt writes the SQL it runs for grading: a file in its place fails every grading, no run's fault
     compiled = harness_data_dir / "dbt" / "grading" / "run"
@@ -44,9 +45,9 @@ def test_damaged_data_directory_gives_no_run_a_zero_and_the_next_start_grades_th
         aside.rename(compiled)
     for spec in specs:
         folder = records.run_folder(campaign_dir, spec)
-        assert not (folder / records.RESULT_FILE).exists()
+        assert not (folder / RESULT_FILE).exists()
         assert records.state(folder, matrix.max_retries) is RunState.GRADING
     campaign.run(campaign_dir, harness_data_dir, run_canary=False)
     for spec in specs:
-        result = records.read_json(records.run_folder(campaign_dir, spec) / records.RESULT_FILE)
+        result = read_json(records.run_folder(campaign_dir, spec) / RESULT_FILE)
         assert "grading" in result and result["attempts"] == 1, result

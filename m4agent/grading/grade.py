@@ -19,7 +19,6 @@ import json
 import os
 import re
 import stat
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,10 +30,18 @@ from m4agent import duckdb_session
 from m4agent.errors import M4AgentError
 from m4agent.grading import run_files, truth_cache
 from m4agent.grading.loader import Run, load_runs
-from m4agent.harness import discovery, layout, records
+from m4agent.harness import discovery
 from m4agent.locking import data_dir_lock
 from m4agent.paths import PROJECT_ROOT
 from m4agent.registry import TASKS_DIR, Task, all_tasks
+from m4agent.run_folder import (
+    OUTPUT_NAME,
+    RESULT_FILE,
+    RUN_FILE,
+    remove_leftovers,
+    write_json_each,
+    zero_result,
+)
 
 GRADING_SELECTOR = "path:models/grading"
 # A grading call runs the grading models and the strict checks (the m4_* tests, whose failures are
@@ -218,22 +225,8 @@ def _grade_isolating(runs: list[Run], data_dir: Path, expectations: bool) -> dic
                 raise
             at_fault.append((part[0], exc))
     for run, exc in at_fault:
-        results[run.run_id] = _zero_result(run.run_id, run.task.name, f"grading failed: {exc}", expectations)
+        results[run.run_id] = zero_result(run.run_id, run.task.name, f"grading failed: {exc}", expectations)
     return results
-
-
-def _zero_result(run_id: str, task: str | None, error: str, expectations: bool = False) -> dict[str, Any]:
-    """The result of a run that could not be graded: reward 0, nothing matched, ``error`` as the reason
-    (with ``expectations``, no suite validated either)."""
-    result: dict[str, Any] = {
-        "task": task, "run_id": run_id, "reward": 0.0, "match_rates": {}, "strict_pass": False,
-        "checks": [], "key_precision": 0.0, "key_recall": 0.0, "key_f1": 0.0, "agent_rows": 0,
-        "agent_unique_keys": 0, "extra_keys": 0, "duplicate_rows": 0, "truth_rows": 0,
-        "errors": [error],
-    }
-    if expectations:
-        result.update(expectations_pass=False, expectations_failed=["not graded"])
-    return result
 
 
 def _grade_batch(runs: Sequence[Run], data_dir: Path, expectations: bool) -> dict[str, dict[str, Any]]:
@@ -364,63 +357,27 @@ def grade_file(task_name: str, output: Path, data_dir: Path, tasks_dir: Path = T
     return grade_runs([run], data_dir, expectations=expectations)[run.run_id]
 
 
-def write_json_atomic(path: Path, payload: dict[str, Any]) -> None:
-    """Write JSON next to its final place, then rename over it (never a half-written file; a link in
-    its place is replaced, never followed). An interrupted write leaves ``.<name>.*``, which
-    remove_leftovers deletes."""
-    handle, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(handle, "w") as out:
-            json.dump(payload, out, indent=2)
-            out.write("\n")
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-RUN_JSON = records.RUN_FILE
-OUTPUT_CSV = layout.OUTPUT_NAME
-RESULT_JSON = records.RESULT_FILE
 RUN_JSON_MAX_BYTES = 1 << 20
-
-
-def remove_leftovers(folder: Path) -> list[str]:
-    """Delete the temporary files an interrupted write_json_atomic of result.json left in ``folder``
-    (links among them are removed, not followed); their names."""
-    removed = []
-    try:
-        entries = list(os.scandir(folder))
-    except OSError:
-        return removed
-    for entry in entries:
-        if entry.name.startswith(f".{RESULT_JSON}.") and not entry.is_dir(follow_symlinks=False):
-            try:
-                os.unlink(entry.path)
-                removed.append(entry.name)
-            except OSError:
-                pass
-    return removed
 
 
 def _task_of(folder: Path, tasks: dict[str, Task]) -> tuple[Task | None, str | None]:
     """The task a run folder's run.json names, or why there is none."""
     try:
-        handle, _ = run_files.open_in_folder(folder, RUN_JSON, max_bytes=RUN_JSON_MAX_BYTES)
+        handle, _ = run_files.open_in_folder(folder, RUN_FILE, max_bytes=RUN_JSON_MAX_BYTES)
     except run_files.MissingFile:
-        return None, f"{OUTPUT_CSV} found but no {RUN_JSON} naming its task"
+        return None, f"{OUTPUT_NAME} found but no {RUN_FILE} naming its task"
     except run_files.UnsafeFile as exc:
         return None, str(exc)
     try:
         with handle:
             payload = json.loads(handle.read())
     except Exception as exc:  # noqa: BLE001 - any malformed run.json is the run's problem
-        return None, f"cannot read {RUN_JSON}: {type(exc).__name__}: {str(exc)[:200]}"
+        return None, f"cannot read {RUN_FILE}: {type(exc).__name__}: {str(exc)[:200]}"
     task_name = payload.get("task") if isinstance(payload, dict) else None
     if not isinstance(task_name, str):
-        return None, f"{RUN_JSON} names no task (a string under 'task'): {str(payload)[:200]}"
+        return None, f"{RUN_FILE} names no task (a string under 'task'): {str(payload)[:200]}"
     if task_name not in tasks:
-        return None, f"{RUN_JSON} names unknown task {task_name[:200]!r}"
+        return None, f"{RUN_FILE} names unknown task {task_name[:200]!r}"
     return tasks[task_name], None
 
 
@@ -431,7 +388,7 @@ def discover_runs(root: Path, tasks: dict[str, Task]) -> list[BatchRun]:
     since only the harness knows their outcomes (``M4AgentError``). Never
     raises for what a run folder holds: a link, a directory, a pipe or a malformed file is that run's
     problem (run_files)."""
-    where = discovery.find(root, (RUN_JSON, OUTPUT_CSV))
+    where = discovery.find(root, (RUN_FILE, OUTPUT_NAME))
     covered = [runs for runs in where.campaigns if runs.specs]
     if covered:
         # a campaign's result.json holds the harness's outcome (a policy violation, a timeout), which a
@@ -448,14 +405,14 @@ def discover_runs(root: Path, tasks: dict[str, Task]) -> list[BatchRun]:
         if task is None:
             found.append(BatchRun(folder, None, problem))
         else:
-            found.append(BatchRun(folder, Run(run_id, task, folder / OUTPUT_CSV)))
+            found.append(BatchRun(folder, Run(run_id, task, folder / OUTPUT_NAME)))
     return found
 
 
 def _graded_already(folder: Path) -> bool:
     """A result.json that is a regular file (a link or anything else in its place is graded again)."""
     try:
-        return stat.S_ISREG(os.lstat(folder / RESULT_JSON).st_mode)
+        return stat.S_ISREG(os.lstat(folder / RESULT_FILE).st_mode)
     except OSError:
         return False
 
@@ -474,7 +431,7 @@ def _grade_each(runs: Sequence[Run], data_dir: Path, expectations: bool) -> dict
     if failures and not results:
         raise failures[0][1]
     for run, exc in failures:
-        results[run.run_id] = _zero_result(run.run_id, run.task.name, f"grading failed: {exc}", expectations)
+        results[run.run_id] = zero_result(run.run_id, run.task.name, f"grading failed: {exc}", expectations)
     return results
 
 
@@ -491,24 +448,25 @@ def grade_results_root(root: Path, data_dir: Path, force: bool = False, tasks_di
         raise M4AgentError(f"results root {root} is not a directory")
     discovered = discover_runs(root, all_tasks(tasks_dir))
     for batch_run in discovered:
-        remove_leftovers(batch_run.folder)
+        remove_leftovers(batch_run.folder, (RESULT_FILE,))
     batch = [b for b in discovered if force or not _graded_already(b.folder)]
     results: dict[str, dict[str, Any]] = {}
     for batch_run in batch:
         if batch_run.run is None:
             run_id = batch_run.folder.relative_to(root).as_posix() if batch_run.folder != root else root.name
-            results[run_id] = _zero_result(run_id, None, batch_run.problem or "not graded", expectations)
+            results[run_id] = zero_result(run_id, None, batch_run.problem or "not graded", expectations)
     runs = [b.run for b in batch if b.run is not None]
     results.update(grade_runs_each_if_needed(runs, data_dir, expectations))
+    ids = [batch_run.run.run_id if batch_run.run else (
+        batch_run.folder.relative_to(root).as_posix() if batch_run.folder != root else root.name) for batch_run in batch]
+    failed = write_json_each([(b.folder / RESULT_FILE, results[run_id]) for b, run_id in zip(batch, ids, strict=True)],
+                             sort_keys=False)
     written: dict[str, dict[str, Any]] = {}
-    for batch_run in batch:
-        run_id = batch_run.run.run_id if batch_run.run else (
-            batch_run.folder.relative_to(root).as_posix() if batch_run.folder != root else root.name)
+    for batch_run, run_id in zip(batch, ids, strict=True):
         result = results[run_id]
-        try:
-            write_json_atomic(batch_run.folder / RESULT_JSON, result)
-        except OSError as exc:
-            result = {**result, "errors": [*result["errors"], f"{RESULT_JSON} could not be written: {exc}"]}
+        exc = failed.get(batch_run.folder / RESULT_FILE)
+        if exc is not None:
+            result = {**result, "errors": [*result["errors"], f"{RESULT_FILE} could not be written: {exc}"]}
         written[run_id] = result
     return written
 

@@ -54,6 +54,15 @@ from m4agent.harness.run import RunContext, run_attempt, scratch_root
 from m4agent.locking import data_dir_lock
 from m4agent.paths import PROJECT_ROOT
 from m4agent.registry import TASKS_DIR, Task, all_tasks
+from m4agent.run_folder import (
+    ATTEMPTS_DIR,
+    EGRESS_FILE,
+    OUTPUT_NAME,
+    RESULT_FILE,
+    TRACE_FILE,
+    read_json,
+    write_json_atomic,
+)
 
 CAMPAIGN_FILE = "campaign.json"
 PLAN_FILE = "plan.json"
@@ -80,7 +89,7 @@ RUN_ORIGIN = "run"  # a folder planned by `m4agent run`, which adds each new tri
 def origin(campaign_dir: Path) -> str | None:
     """Which command planned the campaign in ``campaign_dir``; None when it holds none."""
     path = campaign_dir / CAMPAIGN_FILE
-    return records.read_json(path).get("origin", "campaign plan") if path.exists() else None
+    return read_json(path).get("origin", "campaign plan") if path.exists() else None
 
 
 def plan_doc(doc: dict[str, Any], base: Path, campaign_dir: Path, tasks_dir: Path | None = None,
@@ -95,7 +104,7 @@ def plan_doc(doc: dict[str, Any], base: Path, campaign_dir: Path, tasks_dir: Pat
     entry = {"matrix": doc, "matrix_base": str(base)}
     meta_path = campaign_dir / CAMPAIGN_FILE
     if meta_path.exists():
-        meta = records.read_json(meta_path)
+        meta = read_json(meta_path)
         if meta.get("tasks_dir") != str(tasks_root):
             raise M4AgentError(f"{campaign_dir} was planned with tasks from {meta.get('tasks_dir')}, "
                                f"not {tasks_root}; use another campaign folder")
@@ -117,13 +126,13 @@ def plan_doc(doc: dict[str, Any], base: Path, campaign_dir: Path, tasks_dir: Pat
     skipped = built.skipped
     plan_path = campaign_dir / PLAN_FILE
     if plan_path.exists():
-        before = records.read_json(plan_path)
+        before = read_json(plan_path)
         planned = {**before["runs"], **planned}
         skipped = [*before.get("skipped", []), *skipped]
     for spec in built.runs:
         records.write_run(records.run_folder(campaign_dir, spec), spec)
-    records.write_json_atomic(plan_path, {"runs": planned, "skipped": skipped})
-    records.write_json_atomic(meta_path, meta)
+    write_json_atomic(plan_path, {"runs": planned, "skipped": skipped})
+    write_json_atomic(meta_path, meta)
     return built
 
 
@@ -143,12 +152,12 @@ def _meta(campaign_dir: Path) -> dict[str, Any]:
     if not path.exists():
         raise M4AgentError(f"{campaign_dir} is not a campaign folder (no {CAMPAIGN_FILE}); "
                            "start one with `m4agent campaign plan MATRIX --dir DIR`")
-    return records.read_json(path)
+    return read_json(path)
 
 
 def planned_runs(campaign_dir: Path) -> list[RunSpec]:
     _meta(campaign_dir)
-    runs = records.read_json(campaign_dir / PLAN_FILE)["runs"]
+    runs = read_json(campaign_dir / PLAN_FILE)["runs"]
     return [RunSpec(**spec) for spec in runs.values()]
 
 
@@ -192,9 +201,9 @@ def status(campaign_dir: Path) -> dict[str, Any]:
         final = records.final_attempt(ended)
         if final is not None:
             outcomes[final.outcome.value] += 1
-        result = folder / records.RESULT_FILE
+        result = folder / RESULT_FILE
         if result.exists():
-            rewards.append(float(records.read_json(result).get("reward", 0.0)))
+            rewards.append(float(read_json(result).get("reward", 0.0)))
     return {"runs": sum(states.values()), "states": dict(states), "outcomes": dict(outcomes),
             "attempts": attempts, "mean_reward": sum(rewards) / len(rewards) if rewards else None}
 
@@ -232,10 +241,10 @@ def _write_lock(campaign_dir: Path, ctx: RunContext, matrix: Matrix, tasks: dict
         "agents": {name: {"version": e.agent.version_for(e.options), "models": list(e.models)}
                    for name, e in matrix.agents.items()},
     }
-    records.write_json_atomic(campaign_dir / LOCK_FILE, lock)
+    write_json_atomic(campaign_dir / LOCK_FILE, lock)
     (campaign_dir / "locks").mkdir(exist_ok=True)
     stamp = lock["written_at"].replace(":", "").replace("-", "")
-    records.write_json_atomic(campaign_dir / "locks" / f"{stamp}.json", lock)
+    write_json_atomic(campaign_dir / "locks" / f"{stamp}.json", lock)
 
 
 def _truth_exports(campaign_dir: Path, data_dir: Path, tasks: dict[str, Task], names: set[str]) -> dict[str, Path]:
@@ -268,7 +277,7 @@ def _result(spec: RunSpec, final: AttemptRecord, tried: int, grading: dict[str, 
     return result
 
 
-FINAL_FILES = ("output.csv", "trace.log", "egress.jsonl")
+FINAL_FILES = (OUTPUT_NAME, TRACE_FILE, EGRESS_FILE)
 
 
 def _link_atomic(source: Path, target: Path) -> None:
@@ -346,13 +355,13 @@ class Grader:
         to_grade: list[tuple[RunSpec, AttemptRecord, int, Path]] = []
         for spec in batch:
             folder = records.run_folder(self.campaign_dir, spec)
-            if (folder / records.RESULT_FILE).exists():
+            if (folder / RESULT_FILE).exists():
                 continue
             ended = records.attempts(folder)
             final = records.final_attempt(ended)
             if final is None:
                 continue
-            output = folder / records.ATTEMPTS_DIR / f"{final.number:04d}" / "output.csv"
+            output = folder / ATTEMPTS_DIR / f"{final.number:04d}" / OUTPUT_NAME
             publishable = self.matrix.agents[spec.agent].agent.publishable if spec.agent in self.matrix.agents \
                 else False
             if final.outcome.graded and final.has_output:
@@ -372,11 +381,11 @@ class Grader:
     def _write(self, spec: RunSpec, result: dict[str, Any]) -> None:
         """The run's final files beside run.json (copies of the final attempt's), then result.json last."""
         folder = records.run_folder(self.campaign_dir, spec)
-        attempt = folder / records.ATTEMPTS_DIR / f"{result['attempt']:04d}"
+        attempt = folder / ATTEMPTS_DIR / f"{result['attempt']:04d}"
         for name in FINAL_FILES:
             if (attempt / name).is_file() and not (attempt / name).is_symlink():
                 _link_atomic(attempt / name, folder / name)
-        records.write_json_atomic(folder / records.RESULT_FILE, result)
+        write_json_atomic(folder / RESULT_FILE, result)
         self.done[result["outcome"]] += 1
 
 
@@ -421,7 +430,7 @@ def _pin_data_dir(campaign_dir: Path, meta: dict[str, Any], data_dir: Path) -> N
     pinned = meta.get("data_dir")
     if pinned is None:
         meta["data_dir"] = given
-        records.write_json_atomic(campaign_dir / CAMPAIGN_FILE, meta)
+        write_json_atomic(campaign_dir / CAMPAIGN_FILE, meta)
     elif pinned != given:
         raise M4AgentError(f"campaign {campaign_dir} runs against the data directory {pinned}, not {given}; "
                            f"pass --data-dir {pinned} (or plan a new campaign folder)")
@@ -469,7 +478,7 @@ def run(campaign_dir: Path, data_dir: Path, workers: int | None = None, wait: bo
         _write_lock(campaign_dir, ctx, matrix, tasks, cli_versions(engine, image))
         if run_canary:
             report = canary.run_canary(ctx, specs)
-            records.write_json_atomic(campaign_dir / "canary.json", report)
+            write_json_atomic(campaign_dir / "canary.json", report)
             if not report["passed"]:
                 failed = [p["path"] for p in report["probes"] if not p["denied"]]
                 raise M4AgentError(f"filesystem canary failed: reachable from the container: {', '.join(failed)}"

@@ -26,6 +26,7 @@ from rich.table import Table
 from m4agent.cli_options import DataDir, NoFail, TasksDir
 from m4agent.errors import EXIT_INCOMPLETE, EXIT_STRICT_FAIL, M4AgentError
 from m4agent.harness.records import AttemptRecord, RunSpec
+from m4agent.run_folder import RESULT_FILE, read_json
 
 console = Console(stderr=True)
 campaign_app = typer.Typer(help="Campaigns: a matrix of tasks x conditions x schemas x agents/models x trials, "
@@ -266,7 +267,7 @@ def run_one(
                                   planned_by=campaign.RUN_ORIGIN)
         [spec] = built.runs
         folder = records.run_folder(campaign_dir, spec)
-        if (folder / records.RESULT_FILE).exists():
+        if (folder / RESULT_FILE).exists():
             trials = [s.trial for s in campaign.planned_runs(campaign_dir) if s.task == spec.task
                       and (s.condition, s.schema, s.agent, s.model) == (spec.condition, spec.schema, spec.agent, spec.model)]
             console.print(f"[yellow]already run[/]: this run finished before; its result is shown, nothing was run. "
@@ -274,10 +275,10 @@ def run_one(
         else:
             summary = _progress_runner(campaign_dir, _data_dir(data_dir), 1, True, as_json, True,
                                        read_secrets(secrets_file), routes)
-            if not (folder / records.RESULT_FILE).exists():
+            if not (folder / RESULT_FILE).exists():
                 console.print(f"[yellow]incomplete[/]: no result for the run: {_incomplete(summary)}", soft_wrap=True)
                 raise typer.Exit(EXIT_INCOMPLETE)
-        result = records.read_json(folder / records.RESULT_FILE)
+        result = read_json(folder / RESULT_FILE)
     except M4AgentError as exc:
         _fail(exc)
     if as_json:
