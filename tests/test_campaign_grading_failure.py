@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from support.harness import shell_campaign
 
-from m4agent.grading.grade import GradingRunFailed
+from m4agent.grading.batch import GradingRunFailed
 from m4agent.harness import campaign, records
 from m4agent.harness.records import RunState
 from m4agent.registry import TASKS_DIR

@@ -25,7 +25,7 @@ from typer.testing import CliRunner
 from m4agent.cli import app
 from m4agent.errors import M4AgentError
 from m4agent.export.harbor_results import run_table
-from m4agent.grading import grade
+from m4agent.grading import results_tree
 from m4agent.harness import campaign, records
 from m4agent.harness.records import AttemptRecord, Outcome, RunSpec
 from m4agent.harness.view import write_view
@@ -213,7 +213,7 @@ def test_a_plain_results_tree_keeps_its_runs_at_any_depth_but_not_in_layout_fold
         (root / name).mkdir(parents=True)
         (root / name / RUN_FILE).write_text(json.dumps({"task": "fx-meld"}))
     (root / "linked").symlink_to(_workspace(parent), target_is_directory=True)
-    found = grade.discover_runs(root, all_tasks(built[2]))
+    found = results_tree.discover_runs(root, all_tasks(built[2]))
     assert sorted(b.folder.relative_to(root).as_posix() for b in found) == ["deep/er/run-002", "run-001",
                                                                              "run-003"]
 

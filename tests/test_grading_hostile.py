@@ -22,7 +22,8 @@ from fixtures.grading.malformed import EXPECTED, PANDAS_3_DIFFERS, cases
 from support import golden
 
 from m4agent.grading import csv_syntax, run_files
-from m4agent.grading.grade import failure_summary, grade_results_root
+from m4agent.grading.results_tree import grade_results_root
+from m4agent.grading.summary import failure_summary
 from m4agent.run_folder import RESULT_FILE, remove_leftovers
 
 TOLERANCE = 1e-6

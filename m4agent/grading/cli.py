@@ -12,12 +12,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from m4agent.errors import EXIT_OK, EXIT_STRICT_FAIL, M4AgentError
-from m4agent.grading.grade import (
-    discover_runs,
-    failure_summary,
-    grade_file,
-    grade_results_root,
-)
+from m4agent.grading.grade import grade_file
+from m4agent.grading.results_tree import discover_runs, grade_results_root
+from m4agent.grading.summary import failure_summary
 from m4agent.registry import TASKS_DIR, all_tasks
 from m4agent.run_folder import OUTPUT_NAME, RUN_FILE
 

@@ -8,7 +8,7 @@ instruction, each step of its trajectory (``trajectory``: the commands and SQL t
 agent ran, what they printed, tokens per step), the egress decisions, the ledger, and
 the output against the reference, row by row, with every mismatching cell marked
 (class ``mismatch``): the runs are graded again, in one call, with grading's verdict on
-each cell kept (``grade.cell_verdicts``), against the references of the data directory
+each cell kept (``cells.cell_verdicts``), against the references of the data directory
 the campaign ran on; the grade itself is the run's ``result.json``. The pages are self-contained (inline CSS,
 a few lines of script that count the marks) and open from disk in any browser.
 """
@@ -28,7 +28,7 @@ from m4agent.harness.agents import get_agent
 from m4agent.run_folder import ATTEMPTS_DIR, OUTPUT_NAME, RESULT_FILE, RUN_FILE, read_json
 
 if TYPE_CHECKING:
-    from m4agent.grading.grade import CellVerdicts
+    from m4agent.grading.cells import CellVerdicts
 
 MAX_ROWS = 300  # rows of the output table (mismatching rows first)
 MARKS = {"match": "ok", "mismatch": "mismatch", "missing": "missing"}  # a cell's verdict -> its class
@@ -84,7 +84,7 @@ def _task(run_folder: Path, name: str) -> Any:
 
 def output_table(cells: CellVerdicts | None, result: dict[str, Any]) -> str:
     """The output against the reference, one row per reference row, each cell marked with grading's
-    verdict on it (``grade.cell_verdicts``): mismatching rows first."""
+    verdict on it (``cells.cell_verdicts``): mismatching rows first."""
     if cells is None or not cells.rows:
         reasons = "; ".join(result.get("errors") or []) or "grading compared no rows"
         return f"<p>The output cannot be compared: {_e(reasons)}</p>"
@@ -122,7 +122,7 @@ def _output_of(run_folder: Path) -> Path | None:
 def comparisons(run_folders: list[Path]) -> dict[Path, str]:
     """Each run's output against its reference, as HTML: the runs of one campaign are graded in one
     call with every cell's verdict (against the references of the campaign's data directory)."""
-    from m4agent.grading.grade import cell_verdicts
+    from m4agent.grading.cells import cell_verdicts
     from m4agent.grading.loader import Run
 
     shown: dict[Path, str] = {}
