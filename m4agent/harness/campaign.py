@@ -293,13 +293,19 @@ def _link_atomic(source: Path, target: Path) -> None:
 
 
 class Grader:
-    """Grades finished runs in batches (one dbt pass each) on its own thread; writes result.json."""
+    """Grades finished runs in batches (one dbt pass each) on its own thread; writes result.json.
+
+    A failure of the environment (dbt failing on every run of a batch, the data directory locked or
+    damaged, a full disk: an ``M4AgentError`` or ``OSError``) is infrastructure, never the runs' zero:
+    nothing is written, grading stops for this start (``failure`` says why), and the runs stay waiting
+    for grading until the next start. Any other exception is a defect, raised by ``close``."""
 
     def __init__(self, campaign_dir: Path, data_dir: Path, tasks: dict[str, Task], matrix: Matrix):
         self.campaign_dir, self.data_dir, self.tasks, self.matrix = campaign_dir, data_dir, tasks, matrix
         self.inbox: queue.Queue[RunSpec | None] = queue.Queue()
         self.done: Counter[str] = Counter()
         self.error: BaseException | None = None
+        self.failure: str | None = None
         self.abandoned = False
         self.thread = threading.Thread(target=self._loop, name="m4agent-grader", daemon=True)
 
@@ -344,6 +350,9 @@ class Grader:
             if batch and not self.abandoned:
                 try:
                     self.grade(batch)
+                except (M4AgentError, OSError) as exc:  # the environment's: the runs stay in state grading
+                    self.failure = f"{type(exc).__name__}: {exc}"
+                    return
                 except BaseException as exc:  # reported by close(); the runs stay in state grading
                     self.error = exc
                     return
@@ -372,7 +381,7 @@ class Grader:
             return
         runs = [Run(run_id=spec.key, task=self.tasks[spec.task], output_path=output)
                 for spec, _, _, output in to_grade]
-        # an environment failure raises (the runs stay in state grading for the next start), never zeros
+        # an environment failure raises (see the class), never zeros
         graded = grade_runs_each_if_needed(runs, self.data_dir)
         for spec, final, tried, _ in to_grade:
             publishable = self.matrix.agents[spec.agent].agent.publishable
@@ -503,6 +512,8 @@ def run(campaign_dir: Path, data_dir: Path, workers: int | None = None, wait: bo
         finally:
             grader.close()
     summary = status(campaign_dir)
+    if grader.failure:  # infrastructure: the runs it left wait for grading at the next start
+        summary["grading_failed"] = grader.failure
     if stopped:  # queues a quota refusal (a provider's name) or the spent budget ("budget") stopped
         summary["stopped"] = sorted(stopped)
     return summary

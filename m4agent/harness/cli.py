@@ -68,9 +68,14 @@ def _progress_runner(campaign_dir: Path, data_dir: Path, workers: int | None, wa
 def _incomplete(summary: dict[str, Any]) -> str | None:
     """Why some runs have no result after a campaign run, or None when every run has one."""
     pending, exhausted = summary["states"].get("pending", 0), summary["states"].get("exhausted", 0)
-    if not pending and not exhausted:
+    waiting = summary["states"].get("grading", 0)
+    if not pending and not exhausted and not waiting:
         return None
     parts = []
+    if waiting:
+        why = summary.get("grading_failed") or "grading did not reach them"
+        parts.append(f"{waiting} run(s) waiting for grading (an infrastructure failure, no run's: {why}; "
+                     "fix it and run the same command again to grade them)")
     if pending:
         parts.append(f"{pending} run(s) still pending (stopped by {', '.join(summary.get('stopped', [])) or 'a stop'}: "
                      "run the same command again later to resume them)")
