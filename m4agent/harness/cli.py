@@ -23,7 +23,7 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from m4agent.cli_options import DataDir, NoFail, TasksDir
+from m4agent.cli_options import DataDir, NoFail, TasksDir, announce_data_dir
 from m4agent.errors import EXIT_INCOMPLETE, EXIT_STRICT_FAIL, M4AgentError
 from m4agent.harness.records import AttemptRecord, RunSpec
 from m4agent.run_folder import RESULT_FILE, read_json
@@ -110,22 +110,6 @@ Route = Annotated[list[str] | None, typer.Option("--route", metavar="HOST=ADDRES
                                                  "the egress policy.", show_default=False)]
 
 
-def _data_dir(data_dir: Path | None) -> Path:
-    """The data directory, printed as every command prints it (m4agent.paths)."""
-    from m4agent.paths import check_data_dir, describe, locate_data_dir
-
-    choice = locate_data_dir(data_dir)
-    console.print(describe(choice), style="dim", soft_wrap=True, markup=False)
-    return check_data_dir(choice.path)
-
-
-def _fail(exc: Exception) -> None:
-    from rich.markup import escape
-
-    console.print(f"[bold red]error:[/] {escape(str(exc))}", soft_wrap=True)
-    raise typer.Exit(code=1)
-
-
 SecretsFile = Annotated[Path | None, typer.Option("--secrets-file", help="KEY=VALUE lines (e.g. OPENAI_API_KEY=...) "
                                                   "given to the agent through a mounted file: never in the "
                                                   "container's environment, docker inspect or the records.",
@@ -168,10 +152,7 @@ def campaign_plan(
     """Plan a campaign: expand the matrix into runs, each with a content-hash key and a folder."""
     from m4agent.harness import campaign
 
-    try:
-        built = campaign.plan(matrix, campaign_dir, agents=agent, tasks_dir=tasks_dir, add=add)
-    except M4AgentError as exc:
-        _fail(exc)
+    built = campaign.plan(matrix, campaign_dir, agents=agent, tasks_dir=tasks_dir, add=add)
     if as_json:
         sys.stdout.write(campaign.write_planned(campaign_dir) + "\n")
         return
@@ -202,11 +183,8 @@ def campaign_run(
     Exit 0 when every planned run has its result, 3 when some have none yet (see the exit codes)."""
     from m4agent.harness.model_server.cli import parse_route
 
-    try:
-        summary = _progress_runner(campaign_dir, _data_dir(data_dir), workers, not no_wait, as_json, not no_canary,
-                                   read_secrets(secrets_file), tuple(parse_route(r) for r in route or ()))
-    except M4AgentError as exc:
-        _fail(exc)
+    summary = _progress_runner(campaign_dir, announce_data_dir(data_dir, console), workers, not no_wait, as_json,
+                               not no_canary, read_secrets(secrets_file), tuple(parse_route(r) for r in route or ()))
     _print_status(summary, as_json, campaign_dir)
     missing = _incomplete(summary)
     if missing:
@@ -222,10 +200,7 @@ def campaign_status(
     """Counts of runs per state and outcome, read from the run records alone (never blocks a running campaign)."""
     from m4agent.harness import campaign
 
-    try:
-        summary = campaign.status(campaign_dir)
-    except M4AgentError as exc:
-        _fail(exc)
+    summary = campaign.status(campaign_dir)
     _print_status(summary, as_json, campaign_dir)
 
 
@@ -260,32 +235,29 @@ def run_one(
     for item in option or []:
         key, sep, value = item.partition("=")
         if not sep:
-            _fail(M4AgentError(f"--agent-option takes KEY=VALUE, not {item!r}"))
+            raise M4AgentError(f"--agent-option takes KEY=VALUE, not {item!r}")
         options[key] = str(Path(value).resolve()) if key == "script" else value
     doc = {"campaign": {"tasks": [task], "conditions": [condition], "schemas": [schema], "trials": 1,
                         "first_trial": trial},
            "agents": [{"name": agent, "models": [model], "options": options}]}
-    try:
-        routes = tuple(parse_route(r) for r in route or ())
-        own = campaign.origin(campaign_dir) == campaign.RUN_ORIGIN
-        built = campaign.plan_doc(doc, Path.cwd(), campaign_dir, tasks_dir, add=own,
-                                  planned_by=campaign.RUN_ORIGIN)
-        [spec] = built.runs
-        folder = records.run_folder(campaign_dir, spec)
-        if (folder / RESULT_FILE).exists():
-            trials = [s.trial for s in campaign.planned_runs(campaign_dir) if s.task == spec.task
-                      and (s.condition, s.schema, s.agent, s.model) == (spec.condition, spec.schema, spec.agent, spec.model)]
-            console.print(f"[yellow]already run[/]: this run finished before; its result is shown, nothing was run. "
-                          f"Another trial: the same command with --trial {max(trials) + 1}", soft_wrap=True)
-        else:
-            summary = _progress_runner(campaign_dir, _data_dir(data_dir), 1, True, as_json, True,
-                                       read_secrets(secrets_file), routes)
-            if not (folder / RESULT_FILE).exists():
-                console.print(f"[yellow]incomplete[/]: no result for the run: {_incomplete(summary)}", soft_wrap=True)
-                raise typer.Exit(EXIT_INCOMPLETE)
-        result = read_json(folder / RESULT_FILE)
-    except M4AgentError as exc:
-        _fail(exc)
+    routes = tuple(parse_route(r) for r in route or ())
+    own = campaign.origin(campaign_dir) == campaign.RUN_ORIGIN
+    built = campaign.plan_doc(doc, Path.cwd(), campaign_dir, tasks_dir, add=own,
+                              planned_by=campaign.RUN_ORIGIN)
+    [spec] = built.runs
+    folder = records.run_folder(campaign_dir, spec)
+    if (folder / RESULT_FILE).exists():
+        trials = [s.trial for s in campaign.planned_runs(campaign_dir) if s.task == spec.task
+                  and (s.condition, s.schema, s.agent, s.model) == (spec.condition, spec.schema, spec.agent, spec.model)]
+        console.print(f"[yellow]already run[/]: this run finished before; its result is shown, nothing was run. "
+                      f"Another trial: the same command with --trial {max(trials) + 1}", soft_wrap=True)
+    else:
+        summary = _progress_runner(campaign_dir, announce_data_dir(data_dir, console), 1, True, as_json, True,
+                                   read_secrets(secrets_file), routes)
+        if not (folder / RESULT_FILE).exists():
+            console.print(f"[yellow]incomplete[/]: no result for the run: {_incomplete(summary)}", soft_wrap=True)
+            raise typer.Exit(EXIT_INCOMPLETE)
+    result = read_json(folder / RESULT_FILE)
     if as_json:
         sys.stdout.write(json.dumps(result) + "\n")
     else:
@@ -304,7 +276,7 @@ def doctor(
     """Check what campaigns need: Docker reachable, the agent image present, data built, disk space, clock."""
     from m4agent.harness.doctor import checks
 
-    found = checks(_data_dir(data_dir), reap=reap)
+    found = checks(announce_data_dir(data_dir, console), reap=reap)
     if as_json:
         sys.stdout.write(json.dumps(found) + "\n")
     else:
