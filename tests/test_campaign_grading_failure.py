@@ -1,4 +1,5 @@
-"""A grading failure that is no run's (dbt cannot write its compiled SQL) gives no run a zero.
+"""A grading failure that is no run's (dbt cannot write its compiled SQL, another program holds the
+data directory's database) gives no run a zero.
 
 The campaign's grader must tell a run's failure from the environment's: when dbt cannot grade any
 run of a batch, the fault is not the runs', so none gets a result. It is infrastructure: the runs
@@ -10,6 +11,8 @@ reward-0 result.json for every run of the batch: the first assertion of each tes
 from __future__ import annotations
 
 import contextlib
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +23,7 @@ from support.harness import cli, shell_campaign
 from m4agent.errors import EXIT_INCOMPLETE, EXIT_OK
 from m4agent.harness import campaign, records
 from m4agent.harness.records import Outcome, RunState
+from m4agent.paths import database_path
 from m4agent.registry import TASKS_DIR
 from m4agent.run_folder import RESULT_FILE, read_json
 
@@ -52,9 +56,36 @@ class GradingFault:
                 self.aside.rename(self.compiled)
 
 
+class LockedDatabase:
+    """Another process holding the data directory's MIMIC-IV database open for writing: grading cannot
+    load a batch (DuckDB's file lock), and no run is to blame."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self.database = database_path(data_dir, "mimic-iv")
+        self.holder: subprocess.Popen[str] | None = None
+        self.started = False
+
+    def start(self) -> None:
+        self.holder = subprocess.Popen(
+            [sys.executable, "-c", "import duckdb, sys, time; con = duckdb.connect(sys.argv[1]); print('held', "
+             "flush=True); time.sleep(3600)", str(self.database)], stdout=subprocess.PIPE, text=True)
+        assert self.holder.stdout is not None and self.holder.stdout.readline().strip() == "held"
+        self.started = True
+
+    def end(self) -> None:
+        if self.holder is not None:
+            self.holder.kill()
+            self.holder.wait()
+
+
+FAULTS = {"dbt_cannot_write_its_sql": (GradingFault, "dbt build"),
+          "database_held_by_another_program": (LockedDatabase, "mimic_iv.duckdb")}
+
+
 @contextlib.contextmanager
-def fault(data_dir: Path) -> Iterator[GradingFault]:
-    held = GradingFault(data_dir)
+def fault(data_dir: Path, kind: type[GradingFault] | type[LockedDatabase] = GradingFault
+          ) -> Iterator[GradingFault | LockedDatabase]:
+    held = kind(data_dir)
     try:
         yield held
     finally:
@@ -77,10 +108,12 @@ def _graded_once(campaign_dir: Path) -> None:
         assert result["grading"]["errors"] == [] and result["attempts"] == 1, result
 
 
+@pytest.mark.parametrize("kind", sorted(FAULTS))
 def test_a_grading_fault_mid_campaign_gives_no_run_a_zero_and_the_next_start_scores_them(
-        engine: Any, harness_data_dir: Path, tmp_path: Path) -> None:
+        engine: Any, harness_data_dir: Path, tmp_path: Path, kind: str) -> None:
+    fault_type, reason = FAULTS[kind]
     campaign_dir = shell_campaign(tmp_path, TASKS_DIR, SCRIPT, TASKS, settings="workers = 1")
-    with fault(harness_data_dir) as held:
+    with fault(harness_data_dir, fault_type) as held:
         def fault_once_an_agent_has_run(kind: str, spec: Any, record: Any) -> None:
             if kind == "end" and not held.started:  # before any run is handed to the grader
                 held.start()
@@ -88,7 +121,7 @@ def test_a_grading_fault_mid_campaign_gives_no_run_a_zero_and_the_next_start_sco
         summary = campaign.run(campaign_dir, harness_data_dir, run_canary=False, on_event=fault_once_an_agent_has_run)
     _waiting_for_grading_with_one_scored_attempt(campaign_dir)
     assert summary["states"] == {"grading": len(TASKS)}
-    assert "dbt build" in summary["grading_failed"], summary
+    assert reason in summary["grading_failed"], summary
     resumed = cli("campaign", "run", "--dir", str(campaign_dir), "--data-dir", str(harness_data_dir), "--no-canary")
     assert resumed.returncode == EXIT_OK, resumed.stderr[-3000:]
     _graded_once(campaign_dir)
