@@ -40,9 +40,9 @@ except ImportError:  # pragma: no cover
     import click  # type: ignore[no-redef]
 
 from m4agent import interrupts, locking, progress
-from m4agent.cli_options import DataDir, NoFail, Patients, Seed, TasksDir
+from m4agent.cli_options import DataDir, NoFail, Patients, Seed, TasksDir, announce_data_dir
 from m4agent.errors import EXIT_CODES_HELP, EXIT_ERROR, EXIT_INTERRUPTED, M4AgentError, explain
-from m4agent.paths import check_data_dir, database_path, describe, locate_data_dir
+from m4agent.paths import database_path
 
 console = Console(stderr=True, soft_wrap=True)
 
@@ -257,9 +257,7 @@ DatasetOpt = Annotated[str, typer.Option("--dataset", help="mimic-iv or eicu.")]
 @contextmanager
 def _data_dir(data_dir: Path | None, writes: bool, no_wait: bool = False) -> Iterator[Path]:
     """Resolve and print the data directory, then hold its lock (exclusive for ``writes``)."""
-    choice = locate_data_dir(data_dir)
-    console.print(escape(describe(choice)), style="dim", soft_wrap=True)
-    root = check_data_dir(choice.path)
+    root = announce_data_dir(data_dir, console)
     if not writes and not root.is_dir():
         raise M4AgentError(f"data directory {root} does not exist; create it with `m4agent quickstart` "
                            "or pass --data-dir the folder holding mimic_iv.duckdb")
@@ -343,12 +341,13 @@ def data_download(
     console.print(f"[green]downloaded[/] {escape(str(path))}; next: `m4agent data load --src {escape(str(path))}`")
 
 
-def _build(root: Path, select: str | None, full_tests: bool = False, unit_tests: bool = False) -> float:
+def _build(root: Path, select: str | None, full_tests: bool = False, unit_tests: bool = False,
+           threads: int | None = None) -> float:
     """dbt build with the progress bar and a closing line; its seconds."""
     from m4agent.dbt_runner import build
 
     started = time.perf_counter()
-    build(root, select=select, full_tests=full_tests, unit_tests=unit_tests)
+    build(root, select=select, full_tests=full_tests, unit_tests=unit_tests, threads=threads)
     tally = progress.last_tally()
     if tally is not None and not progress.verbose():
         console.print(f"dbt build: {tally.line()}")
@@ -386,26 +385,24 @@ def reference_build(
 
     With only one dataset's database present, builds what that dataset serves and says what it skipped.
     With --target bigquery, builds them on BigQuery from PhysioNet's hosted datasets (docs/scale.md)."""
-    if threads is not None:
-        if threads < 1:
-            raise M4AgentError("--threads must be at least 1")
-        os.environ["M4AGENT_DBT_THREADS"] = str(threads)
+    if threads is not None and threads < 1:
+        raise M4AgentError("--threads must be at least 1")
     if target not in ("duckdb", "bigquery"):
         raise M4AgentError(f"--target must be duckdb or bigquery, not {target!r}")
     if target == "duckdb" and (compile_only or dbt_vars):
         raise M4AgentError("--compile-only and --vars go with --target bigquery")
     progress.set_verbose(verbose)
     if target == "bigquery":
-        _build_on_bigquery(data_dir, select, compile_only, full_tests, unit_tests, dbt_vars, no_wait)
+        _build_on_bigquery(data_dir, select, compile_only, full_tests, unit_tests, dbt_vars, no_wait, threads)
         return
     with _data_dir(data_dir, writes=True, no_wait=no_wait) as root:
-        seconds = _build(root, select, full_tests, unit_tests)
+        seconds = _build(root, select, full_tests, unit_tests, threads)
     console.print(f"[bold green]built[/] in {seconds:.0f} s (dbt's log: {escape(str(root / 'dbt' / 'logs' / 'dbt.log'))})")
     _next_steps()
 
 
 def _build_on_bigquery(data_dir: Path | None, select: str | None, compile_only: bool, full_tests: bool,
-                       unit_tests: bool, dbt_vars: str | None, no_wait: bool) -> None:
+                       unit_tests: bool, dbt_vars: str | None, no_wait: bool, threads: int | None) -> None:
     """`reference build --target bigquery`: the data directory only keeps dbt's artefacts and log."""
     from m4agent import bigquery
 
@@ -418,7 +415,7 @@ def _build_on_bigquery(data_dir: Path | None, select: str | None, compile_only: 
     bigquery.check_ready()
     started = time.perf_counter()
     with _data_dir(data_dir, writes=True, no_wait=no_wait) as root:
-        artefacts = bigquery.build(root, select, compile_only, full_tests, unit_tests, extra)
+        artefacts = bigquery.build(root, select, compile_only, full_tests, unit_tests, extra, threads)
     done = "compiled" if compile_only else "built"
     console.print(f"[bold green]{done}[/] on BigQuery in {time.perf_counter() - started:.0f} s (compiled SQL in "
                   f"{escape(str(artefacts / 'compiled'))}; dbt's log: "

@@ -15,9 +15,9 @@ from pathlib import Path
 import duckdb
 import pytest
 from fixtures.physionet_tiny import write_tiny_database
+from support.physionet_export import export
 
 from m4agent.loader import load
-from m4agent.physionet_export import export
 from m4agent.schema import tables
 
 

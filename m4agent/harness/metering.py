@@ -36,12 +36,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from m4agent import run_folder
 from m4agent.harness import ledger
 from m4agent.harness.wire.credential import credential
 from m4agent.harness.wire.exchange import Exchange
 from m4agent.harness.wire.meter import meter
 
-WIRE_FILE = "wire.jsonl"
+WIRE_FILE = run_folder.WIRE_FILE
 MAX_LINES = 5_000  # exchange lines per attempt; past this, counted only (the tally counts every exchange)
 MAX_LINE_BYTES = 512 * 1024  # a line past this keeps its figures and drops its texts
 MAX_FILE_BYTES = 64 * 1024 * 1024  # the lines written in all; past this, counted only

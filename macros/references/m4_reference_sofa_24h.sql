@@ -57,8 +57,7 @@ arterial_gases AS (
         {%- endif %}
     LEFT JOIN {{ ref('int_mimiciv_treatment__ventilation') }} AS vent
         ON stays.stay_id = vent.stay_id
-        AND gases.charttime >= vent.starttime
-        AND gases.charttime <= vent.endtime
+        AND {{ during_invasive_ventilation('gases.charttime', 'vent') }}
         AND vent.ventilation_status = 'InvasiveVent'
 ),
 
