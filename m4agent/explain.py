@@ -1,7 +1,7 @@
 """Which convention a run departed from: its output graded against every variant of its reference.
 
 A variant is the reference with one convention read otherwise (``m4agent.conventions``). Each output
-is graded, in one dbt call of the one-pass grader (``grade.cell_verdicts``), against its reference and
+is graded, in one dbt call of the one-pass grader (``cells.cell_verdicts``), against its reference and
 against every variant; so is the reference itself against every variant, which says on how many rows
 a reading makes a difference at all. Counting is by rows, as M4Bench's match rate counts: a row
 agrees when every scored cell matches; a missing, extra or duplicate row disagrees.
@@ -156,7 +156,7 @@ def _fit(result: dict, cells: object) -> Fit | None:
 def diagnose(runs: Sequence[Run], data_dir: Path) -> dict[str, Diagnosis]:
     """Each run's diagnosis, in one grading call for the batch; runs whose reference declares no
     conventions are diagnosed with no readings."""
-    from m4agent.grading.grade import cell_verdicts
+    from m4agent.grading.cells import cell_verdicts
 
     tasks = {run.task.name: run.task for run in runs}
     batch: list[Run] = []
