@@ -226,9 +226,10 @@ def runs_under(path: Path, data_dir: Path | None) -> Found:
     """The runs at or below ``path`` by the one discovery rule (``harness.discovery``): a campaign's
     planned runs (their data directory ``data_dir``, else campaign.json's), else the run folders of a
     plain results tree (run.json naming the task, output.csv; their data directory ``data_dir``)."""
-    from m4agent.grading.grade import OUTPUT_CSV, RUN_JSON, discover_runs
+    from m4agent.grading.results_tree import discover_runs
+    from m4agent.run_folder import OUTPUT_NAME, RUN_FILE
 
-    where = discovery.find(path, (RUN_JSON, OUTPUT_CSV))
+    where = discovery.find(path, (RUN_FILE, OUTPUT_NAME))
     if where.campaigns:
         parts = [_campaign_runs(found, data_dir) for found in where.campaigns]
         plain = tuple((str(folder), "outside the campaign's plan") for folder in where.plain)
