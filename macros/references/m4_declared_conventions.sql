@@ -229,6 +229,38 @@
    }
   }
  },
+ "ref_urine_output_rate": {
+  "irrigant": {
+   "documented": "subtracted",
+   "readings": {
+    "added": {
+     "irrigant_in": "added",
+     "label": "counted as urine"
+    },
+    "excluded": {
+     "irrigant_in": "excluded",
+     "label": "left out"
+    },
+    "subtracted": {
+     "irrigant_in": "subtracted",
+     "label": "subtracted (as mimic-code)"
+    }
+   }
+  },
+  "window_reach": {
+   "documented": "one_hour_short",
+   "readings": {
+    "full_length": {
+     "label": "6, 12 and 24 h back",
+     "reach_short_hours": 0
+    },
+    "one_hour_short": {
+     "label": "5, 11 and 23 h back (as mimic-code)",
+     "reach_short_hours": 1
+    }
+   }
+  }
+ },
  "ref_vasopressor_equivalents": {
   "intervals": {
    "documented": "vasopressors_only",
