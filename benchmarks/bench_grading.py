@@ -44,7 +44,7 @@ from support.perturb import perturbations, read_rows  # noqa: E402
 from m4agent.dbt import duckdb_session  # noqa: E402
 from m4agent.dbt.runner import artefact_dir  # noqa: E402
 from m4agent.grading import truth_cache  # noqa: E402
-from m4agent.grading.grade import grade_results_root  # noqa: E402
+from m4agent.grading.results_tree import grade_results_root  # noqa: E402
 from m4agent.paths import resolve_data_dir  # noqa: E402
 from m4agent.registry import Task, all_tasks  # noqa: E402
 

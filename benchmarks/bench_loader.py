@@ -3,7 +3,7 @@
     python benchmarks/bench_loader.py [--dataset mimic-iv] [--patients 4700] [--work DIR]
 
 1. Synthesizes a source database (``m4agent.data.synth.synthesize``) and writes it
-   out in PhysioNet's layout with ``m4agent.physionet_export``.
+   out in PhysioNet's layout with ``tests/support/physionet_export.py``.
 2. Loads the folder with ``m4agent.data.load.load`` (validated headers, official
    types, progress bars, atomic rename) into a fresh data directory.
 3. Loads the same files with ``CREATE TABLE ... AS SELECT * FROM
@@ -21,13 +21,16 @@ import argparse
 import multiprocessing as mp
 import resource
 import shutil
+import sys
 import tempfile
 import time
 from pathlib import Path
 
 import duckdb
 
-from m4agent.data.schema import tables
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))  # the PhysioNet export
+
+from m4agent.data.schema import tables  # noqa: E402
 
 
 def _peak_rss_mib() -> float:
@@ -94,8 +97,9 @@ def main() -> None:
     parser.add_argument("--work", type=Path, default=None, help="scratch folder (default: a temporary one)")
     args = parser.parse_args()
 
+    from support.physionet_export import export  # tests/support: test data, not the product
+
     from m4agent.data.synth import synthesize
-    from m4agent.physionet_export import export
 
     work = args.work or Path(tempfile.mkdtemp(prefix="m4agent-bench-loader-"))
     work.mkdir(parents=True, exist_ok=True)

@@ -58,7 +58,7 @@ def dbt_args(select: str | None = None, compile_only: bool = False, full_tests: 
 
 
 def build(data_dir: Path, select: str | None = None, compile_only: bool = False, full_tests: bool = False,
-          unit_tests: bool = False, extra_vars: dict[str, str] | None = None) -> Path:
+          unit_tests: bool = False, extra_vars: dict[str, str] | None = None, threads: int | None = None) -> Path:
     """Build (or compile) the references on BigQuery; dbt's artefacts go to ``DIR/dbt/bigquery``,
     whose path is returned (``compiled/`` holds each model's SQL as BigQuery runs it)."""
     check_ready()
@@ -66,5 +66,5 @@ def build(data_dir: Path, select: str | None = None, compile_only: bool = False,
     project = os.environ["M4AGENT_BQ_PROJECT"]
     console.print(f"[bold]dbt {args[0]}[/] on BigQuery: sources in physionet-data, references to project "
                   f"{project} (artefacts in {artefact_dir(data_dir) / TARGET})")
-    invoke(data_dir, args, target=TARGET, progress=f"dbt {args[0]}")
+    invoke(data_dir, args, target=TARGET, progress=f"dbt {args[0]}", threads=threads)
     return artefact_dir(data_dir) / TARGET

@@ -40,9 +40,9 @@ except ImportError:  # pragma: no cover
     import click  # type: ignore[no-redef]
 
 from m4agent import interrupts, locking, progress
-from m4agent.cli_options import DataDir, NoFail, Patients, Seed, TasksDir
+from m4agent.cli_options import DataDir, NoFail, Patients, Seed, TasksDir, announce_data_dir
 from m4agent.errors import EXIT_CODES_HELP, EXIT_ERROR, EXIT_INTERRUPTED, M4AgentError, explain
-from m4agent.paths import check_data_dir, database_path, describe, locate_data_dir
+from m4agent.paths import database_path
 
 console = Console(stderr=True, soft_wrap=True)
 
@@ -54,7 +54,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 PANELS = {
     "Data": ("quickstart", "data"),
     "References": ("reference", "tasks", "export"),
-    "Grading": ("grade",),
+    "Grading": ("grade", "explain"),
     "Agents": ("doctor", "run", "campaign", "model-server"),
     "Reports": ("report", "view"),
 }
@@ -257,9 +257,7 @@ DatasetOpt = Annotated[str, typer.Option("--dataset", help="mimic-iv or eicu.")]
 @contextmanager
 def _data_dir(data_dir: Path | None, writes: bool, no_wait: bool = False) -> Iterator[Path]:
     """Resolve and print the data directory, then hold its lock (exclusive for ``writes``)."""
-    choice = locate_data_dir(data_dir)
-    console.print(escape(describe(choice)), style="dim", soft_wrap=True)
-    root = check_data_dir(choice.path)
+    root = announce_data_dir(data_dir, console)
     if not writes and not root.is_dir():
         raise M4AgentError(f"data directory {root} does not exist; create it with `m4agent quickstart` "
                            "or pass --data-dir the folder holding mimic_iv.duckdb")
@@ -343,12 +341,13 @@ def data_download(
     console.print(f"[green]downloaded[/] {escape(str(path))}; next: `m4agent data load --src {escape(str(path))}`")
 
 
-def _build(root: Path, select: str | None, full_tests: bool = False, unit_tests: bool = False) -> float:
+def _build(root: Path, select: str | None, full_tests: bool = False, unit_tests: bool = False,
+           threads: int | None = None) -> float:
     """dbt build with the progress bar and a closing line; its seconds."""
     from m4agent.dbt.runner import build
 
     started = time.perf_counter()
-    build(root, select=select, full_tests=full_tests, unit_tests=unit_tests)
+    build(root, select=select, full_tests=full_tests, unit_tests=unit_tests, threads=threads)
     tally = progress.last_tally()
     if tally is not None and not progress.verbose():
         console.print(f"dbt build: {tally.line()}")
@@ -386,26 +385,24 @@ def reference_build(
 
     With only one dataset's database present, builds what that dataset serves and says what it skipped.
     With --target bigquery, builds them on BigQuery from PhysioNet's hosted datasets (docs/scale.md)."""
-    if threads is not None:
-        if threads < 1:
-            raise M4AgentError("--threads must be at least 1")
-        os.environ["M4AGENT_DBT_THREADS"] = str(threads)
+    if threads is not None and threads < 1:
+        raise M4AgentError("--threads must be at least 1")
     if target not in ("duckdb", "bigquery"):
         raise M4AgentError(f"--target must be duckdb or bigquery, not {target!r}")
     if target == "duckdb" and (compile_only or dbt_vars):
         raise M4AgentError("--compile-only and --vars go with --target bigquery")
     progress.set_verbose(verbose)
     if target == "bigquery":
-        _build_on_bigquery(data_dir, select, compile_only, full_tests, unit_tests, dbt_vars, no_wait)
+        _build_on_bigquery(data_dir, select, compile_only, full_tests, unit_tests, dbt_vars, no_wait, threads)
         return
     with _data_dir(data_dir, writes=True, no_wait=no_wait) as root:
-        seconds = _build(root, select, full_tests, unit_tests)
+        seconds = _build(root, select, full_tests, unit_tests, threads)
     console.print(f"[bold green]built[/] in {seconds:.0f} s (dbt's log: {escape(str(root / 'dbt' / 'logs' / 'dbt.log'))})")
     _next_steps()
 
 
 def _build_on_bigquery(data_dir: Path | None, select: str | None, compile_only: bool, full_tests: bool,
-                       unit_tests: bool, dbt_vars: str | None, no_wait: bool) -> None:
+                       unit_tests: bool, dbt_vars: str | None, no_wait: bool, threads: int | None) -> None:
     """`reference build --target bigquery`: the data directory only keeps dbt's artefacts and log."""
     from m4agent import bigquery
 
@@ -418,7 +415,7 @@ def _build_on_bigquery(data_dir: Path | None, select: str | None, compile_only: 
     bigquery.check_ready()
     started = time.perf_counter()
     with _data_dir(data_dir, writes=True, no_wait=no_wait) as root:
-        artefacts = bigquery.build(root, select, compile_only, full_tests, unit_tests, extra)
+        artefacts = bigquery.build(root, select, compile_only, full_tests, unit_tests, extra, threads)
     done = "compiled" if compile_only else "built"
     console.print(f"[bold green]{done}[/] on BigQuery in {time.perf_counter() - started:.0f} s (compiled SQL in "
                   f"{escape(str(artefacts / 'compiled'))}; dbt's log: "
@@ -450,6 +447,92 @@ def reference_export(
         path = export(task, root, out)
     console.print(f"[green]wrote[/] {escape(str(path))} and {escape(str(manifest_path(path)))}; next: "
                   f"`m4agent grade {task} {escape(str(path))}`")
+
+
+@reference_app.command("variants")
+@guarded
+def reference_variants(
+    tasks: Annotated[list[str], typer.Argument(help="Task names, e.g. mimic-sofa-24h (see `m4agent tasks list`).")],
+    data_dir: DataDir = None,
+    no_wait: NoWait = False,
+) -> None:
+    """Build each task's reference under every single alternative reading of its declared conventions
+    (its YAML's meta.conventions), as tables beside the reference, in one dbt run (docs/explain.md)."""
+    from rich.table import Table
+
+    from m4agent import conventions
+    from m4agent.dbt import duckdb_session
+    from m4agent.registry import load_task
+
+    chosen = [load_task(name) for name in tasks]
+    references = sorted({task.reference_model for task in chosen if conventions.variants_of_task(task)})
+    with _data_dir(data_dir, writes=True, no_wait=no_wait) as root:
+        seconds = conventions.build_variants(root, references)
+        con = duckdb_session.connect(root, read_only=True)
+        try:
+            table = Table("variant table (schema reference)", "reading", "rows", box=None)
+            for reference in references:
+                for variant in conventions.variants(reference):
+                    rows = con.execute(f'SELECT COUNT(*) FROM "reference"."{variant.model}"').fetchone()[0]
+                    table.add_row(variant.model, variant.label, str(rows))
+        finally:
+            con.close()
+    _stdout_console().print(table)
+    console.print(f"[bold green]built[/] {sum(len(conventions.variants(r)) for r in references)} variants in "
+                  f"{seconds:.0f} s; next: `m4agent explain RUN_OR_CAMPAIGN`")
+
+
+@app.command("explain")
+@guarded
+def explain_runs(
+    path: Annotated[Path, typer.Argument(help="A campaign folder, a run folder of one, or a results tree "
+                                         "(run folders holding run.json and output.csv).")],
+    data_dir: DataDir = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object per run, one a line.")] = False,
+    no_wait: NoWait = False,
+) -> None:
+    """Explain each run's mismatches: grade its output against every variant of its reference (one
+    convention read otherwise) and name the readings that explain them, or say none does.
+
+    A campaign's runs are diagnosed against its own data directory unless --data-dir names another;
+    build the variants first (`m4agent reference variants TASK...`)."""
+    from rich.table import Table
+
+    from m4agent import explain as diagnosis
+
+    found = diagnosis.runs_under(path, data_dir)
+    results: dict[str, Any] = {}
+    for root in sorted({root for _, root in found.runs}, key=str):
+        with _data_dir(root, writes=True, no_wait=no_wait) as held:
+            results.update(diagnosis.diagnose([run for run, at in found.runs if at == root], held))
+    out = _stdout_console()
+    for run, _ in found.runs:
+        found_diagnosis = results[run.run_id]
+        if as_json:
+            record = {**diagnosis.as_record(found_diagnosis), "condition": found.conditions.get(run.run_id)}
+            out.print_json(json.dumps(record), indent=None)
+        else:
+            out.print(f"[bold]{escape(run.task.name)}[/] {escape(run.run_id)}: {escape(found_diagnosis.summary())}")
+    for run_id, reason in found.skipped:
+        console.print(f"[yellow]skipped[/] {escape(run_id)}: {escape(reason)}", soft_wrap=True)
+    for written in diagnosis.save(found, results):  # what `m4agent view` and `m4agent report` show
+        console.print(f"wrote {escape(str(written))}", soft_wrap=True)
+    if not as_json and results:
+        # a campaign's departures per condition (do skills remove the departures they document?)
+        by_condition: dict[str, list[Any]] = {}
+        for run_id, found_diagnosis in results.items():
+            by_condition.setdefault(found.conditions.get(run_id, ""), []).append(found_diagnosis)
+        for condition, diagnoses in sorted(by_condition.items()):
+            table = Table("reading", "runs it explains best", "runs it explains", box=None,
+                          title=f"condition {condition}: {len(diagnoses)} runs" if condition else None,
+                          title_justify="left")
+            for model, best, anywhere in diagnosis.departures(diagnoses):
+                table.add_row(model, str(best), str(anywhere))
+            out.print(table)
+        silent = sorted({r.variant.model for d in results.values() for r in d.indistinguishable})
+        if silent:
+            out.print(f"readings that change no row of their reference on this data (never named): "
+                      f"{', '.join(silent)}", soft_wrap=True)
 
 
 def _stdout_console() -> Console:

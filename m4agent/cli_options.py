@@ -1,5 +1,7 @@
-"""The command-line options several commands share, defined once so that every command's --help says
-the same thing about them (the harness, report and export commands import them as ``m4agent.cli`` does).
+"""The command line's shared vocabulary: the options several commands take, defined once so that every
+command's --help says the same thing about them, and the data directory line every command prints (the
+harness, report and export commands import them as ``m4agent.cli`` does). Errors are printed in one place,
+``m4agent.cli.guarded``, which wraps every command.
 """
 
 from __future__ import annotations
@@ -8,8 +10,10 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.console import Console
+from rich.markup import escape
 
-from m4agent.paths import ENV_DATA_DIR
+from m4agent.paths import ENV_DATA_DIR, check_data_dir, describe, locate_data_dir
 
 DataDir = Annotated[
     Path | None,
@@ -28,3 +32,11 @@ NoFail = Annotated[bool, typer.Option("--no-fail", help="Exit 0 even when an out
                                       "(default: exit 2).")]
 Patients = Annotated[int, typer.Option("--patients", metavar="N", help="Patients per synthetic dataset.")]
 Seed = Annotated[int, typer.Option("--seed", metavar="N", help="Random seed; the same seed gives identical tables.")]
+
+
+def announce_data_dir(data_dir: Path | None, console: Console) -> Path:
+    """The data directory ``--data-dir`` (or its default) names, after printing which one it is and why
+    (``m4agent.paths``): every command says it the same way."""
+    choice = locate_data_dir(data_dir)
+    console.print(escape(describe(choice)), style="dim", soft_wrap=True)
+    return check_data_dir(choice.path)

@@ -30,6 +30,8 @@ runs as another uid (``AGENT_UID``, or the invoking user's), so it cannot signal
 
 from __future__ import annotations
 
+from m4agent import run_folder
+
 WORKSPACE = "/workspace"
 DATA = "/data"
 RUNTIME = "/m4agent"
@@ -48,5 +50,5 @@ AGENT_UID = 1000
 HARNESS_UID = 65534  # "nobody": owns nothing the agent can write
 
 DATABASE_NAME = "database.duckdb"
-OUTPUT_NAME = "output.csv"
+OUTPUT_NAME = run_folder.OUTPUT_NAME  # the agent's answer keeps its name from the workspace to the run folder
 INSTRUCTION_NAME = "instruction.md"

@@ -12,26 +12,36 @@ hand-written; the YAML it writes is the documentation a reviewer reads.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from m4agent.data.schema import EICU, MIMIC_IV, Table
 
 ROOT = Path(__file__).resolve().parent.parent
 STAGING = ROOT / "models" / "staging"
 
-SOURCES = {
+# Each source's database (why, as a YAML comment, and the expression): on DuckDB the data directory's
+# files, on BigQuery PhysioNet's hosted datasets (docs/scale.md).
+MIMIC_IV_DATABASE = (
+    "DuckDB: the main database; BigQuery: PhysioNet's project unless var mimiciv_source_project says",
+    "{{ target.database if target.type == 'duckdb' else var('mimiciv_source_project', 'physionet-data') }}",
+)
+SOURCES: dict[str, dict[str, Any]] = {
     "mimiciv_hosp": {
         "var": "mimiciv_hosp_schema",
-        "database": None,
+        "database": MIMIC_IV_DATABASE,
         "description": "MIMIC-IV 3.1 hospital module (hosp/*.csv.gz), as PhysioNet ships it.",
     },
     "mimiciv_icu": {
         "var": "mimiciv_icu_schema",
-        "database": None,
+        "database": MIMIC_IV_DATABASE,
         "description": "MIMIC-IV 3.1 ICU module (icu/*.csv.gz), as PhysioNet ships it.",
     },
     "eicu_crd": {
         "var": "eicu_schema",
-        "database": "eicu",
+        "database": (
+            "DuckDB: the attached eicu database; BigQuery: PhysioNet's project unless var eicu_source_project says",
+            "{{ 'eicu' if target.type == 'duckdb' else var('eicu_source_project', 'physionet-data') }}",
+        ),
         "description": "eICU-CRD 2.0 (flat camelCase *.csv.gz, tables lower-cased), attached as database `eicu`.",
     },
 }
@@ -70,8 +80,8 @@ def _source_yaml(source: str, tabs: list[Table]) -> str:
     spec = SOURCES[source]
     lines = ["version: 2", "", "sources:", f"  - name: {source}",
              f"    description: \"{spec['description']}\""]
-    if spec["database"]:
-        lines.append(f"    database: {spec['database']}")
+    why, database = spec["database"]
+    lines += [f"    # {why}", f"    database: \"{database}\""]
     lines.append(f"    schema: \"{{{{ var('{spec['var']}', '{source}') }}}}\"")
     lines.append("    tables:")
     for t in tabs:
@@ -123,17 +133,25 @@ def _models_yaml(source: str, tabs: list[Table]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def main() -> None:
+def generated() -> dict[Path, str]:
+    """Every file of ``models/staging`` with its text, by path under that folder (what ``main`` writes;
+    tests/test_generated_staging.py holds the committed models to it)."""
     by_source: dict[str, list[Table]] = {}
     for t in [*MIMIC_IV.values(), *EICU.values()]:
         by_source.setdefault(t.schema, []).append(t)
+    files: dict[Path, str] = {}
     for source, tabs in by_source.items():
-        folder = STAGING / source
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / f"_{source}__sources.yml").write_text(_source_yaml(source, tabs))
-        (folder / f"_{source}__models.yml").write_text(_models_yaml(source, tabs))
+        files[Path(source) / f"_{source}__sources.yml"] = _source_yaml(source, tabs)
+        files[Path(source) / f"_{source}__models.yml"] = _models_yaml(source, tabs)
         for t in tabs:
-            (folder / f"stg_{source}__{t.name}.sql").write_text(_staging_sql(t))
+            files[Path(source) / f"stg_{source}__{t.name}.sql"] = _staging_sql(t)
+    return files
+
+
+def main() -> None:
+    for relative, text in generated().items():
+        (STAGING / relative).parent.mkdir(parents=True, exist_ok=True)
+        (STAGING / relative).write_text(text)
 
 
 if __name__ == "__main__":

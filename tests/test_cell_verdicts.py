@@ -18,7 +18,8 @@ from support.perturb import perturbed_runs
 
 from m4agent.dbt.runner import invoke
 from m4agent.errors import M4AgentError
-from m4agent.grading.grade import cell_verdicts, grade_runs
+from m4agent.grading.cells import cell_verdicts
+from m4agent.grading.grade import grade_runs
 from m4agent.grading.loader import Run
 
 

@@ -62,9 +62,7 @@ def _first_rows(db: Path, table: str) -> list[tuple]:
 
 
 def _build_and_export(data_dir: Path, threads: int) -> dict[str, bytes]:
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("M4AGENT_DBT_THREADS", str(threads))
-        build(data_dir, select="+marts.reference")
+    build(data_dir, select="+marts.reference", threads=threads)
     out = data_dir / "exports"
     return {name: export(name, data_dir, out / f"{name}.csv").read_bytes() for name in TASKS}
 

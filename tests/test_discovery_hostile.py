@@ -25,13 +25,14 @@ from typer.testing import CliRunner
 from m4agent.cli import app
 from m4agent.errors import M4AgentError
 from m4agent.export.harbor_results import run_table
-from m4agent.grading import grade
+from m4agent.grading import results_tree
 from m4agent.harness import campaign, records
 from m4agent.harness.records import AttemptRecord, Outcome, RunSpec
 from m4agent.registry import all_tasks
 from m4agent.reports import report
 from m4agent.reports.sources import load_table
 from m4agent.reports.view import write_view
+from m4agent.run_folder import ATTEMPTS_DIR, RESULT_FILE, RUN_FILE, RUNS_DIR, WORKSPACE_DIR
 
 runner = CliRunner()
 SPOOFED_TASK = "fx-vaso"
@@ -47,7 +48,7 @@ def _finish(campaign_dir: Path, data_dir: Path, truth: dict[str, Path]) -> dict[
     specs = campaign.planned_runs(campaign_dir)
     for spec in specs:
         attempt = records.new_attempt(records.run_folder(campaign_dir, spec))
-        workspace = attempt / records.WORKSPACE_DIR
+        workspace = attempt / WORKSPACE_DIR
         workspace.mkdir()
         shutil.copy(truth[spec.task], workspace / "output.csv")
         shutil.copy(truth[spec.task], attempt / "output.csv")
@@ -61,8 +62,8 @@ def _plant(workspace: Path, tasks_dir: Path, output: Path) -> None:
     """What a hostile agent leaves: a run of another task with a perfect M4Bench result, and a campaign."""
     spec = RunSpec(task=SPOOFED_TASK, task_digest="spoof", condition="no-skill", schema="native", agent="shell",
                    agent_version="spoof", model="spoof", trial=7)
-    (workspace / records.RUN_FILE).write_text(json.dumps({**asdict(spec), "key": spec.key}))
-    (workspace / records.RESULT_FILE).write_text(json.dumps({
+    (workspace / RUN_FILE).write_text(json.dumps({**asdict(spec), "key": spec.key}))
+    (workspace / RESULT_FILE).write_text(json.dumps({
         **asdict(spec), "run_id": "spoof", "agent_result": {"returncode": 0},
         "test_results": {"reward": 1.0, "passed": 5, "failed": 0, "errors": 0, "key_precision": 1.0}}))
     shutil.copy(output, workspace / "output.csv")
@@ -70,7 +71,7 @@ def _plant(workspace: Path, tasks_dir: Path, output: Path) -> None:
     (workspace / campaign.PLAN_FILE).write_text(json.dumps({"runs": {spec.key: asdict(spec)}, "skipped": []}))
     nested = records.run_folder(workspace, spec)
     nested.mkdir(parents=True)
-    (nested / records.RUN_FILE).write_text(json.dumps({**asdict(spec), "key": spec.key}))
+    (nested / RUN_FILE).write_text(json.dumps({**asdict(spec), "key": spec.key}))
     shutil.copy(output, nested / "output.csv")  # no result.json: a grader would write one here
 
 
@@ -85,7 +86,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
         planned = shell_campaign(parent / name, tasks_dir, "true\n", names)
         attempts = _finish(planned, data_dir, truth)
         if name == "first":
-            _plant(attempts["fx-meld"] / records.WORKSPACE_DIR, tasks_dir, truth[SPOOFED_TASK])
+            _plant(attempts["fx-meld"] / WORKSPACE_DIR, tasks_dir, truth[SPOOFED_TASK])
     return parent, data_dir, tasks_dir
 
 
@@ -102,11 +103,11 @@ def _campaign(parent: Path) -> Path:
 
 def _workspace(parent: Path) -> Path:
     [spec] = [s for s in campaign.planned_runs(_campaign(parent)) if s.task == "fx-meld"]
-    return records.run_folder(_campaign(parent), spec) / records.ATTEMPTS_DIR / "0001" / records.WORKSPACE_DIR
+    return records.run_folder(_campaign(parent), spec) / ATTEMPTS_DIR / "0001" / WORKSPACE_DIR
 
 
 def _target(parent: Path, where: str) -> Path:
-    return {"campaign": _campaign(parent), "runs": _campaign(parent) / records.RUNS_DIR, "parent": parent}[where]
+    return {"campaign": _campaign(parent), "runs": _campaign(parent) / RUNS_DIR, "parent": parent}[where]
 
 
 def _campaigns(parent: Path, where: str) -> list[Path]:
@@ -154,7 +155,7 @@ def _grade(parent: Path, built: tuple[Path, Path, Path], root: Path, *extra: str
 
 def _harness_results(parent: Path) -> dict[str, bytes]:
     """Every result.json the harness wrote in the campaigns under ``parent``, with its bytes."""
-    return {str(records.run_folder(c, spec)): (records.run_folder(c, spec) / records.RESULT_FILE).read_bytes()
+    return {str(records.run_folder(c, spec)): (records.run_folder(c, spec) / RESULT_FILE).read_bytes()
             for c in _campaigns(parent, "parent") for spec in campaign.planned_runs(c)}
 
 
@@ -184,7 +185,7 @@ def test_view_refuses_a_run_folder_planted_in_a_workspace(parent: Path) -> None:
 
 
 def test_view_refuses_a_campaign_planted_in_a_workspace(parent: Path) -> None:
-    nested = _workspace(parent) / records.RUNS_DIR / SPOOFED_TASK
+    nested = _workspace(parent) / RUNS_DIR / SPOOFED_TASK
     [planted_run] = list(nested.iterdir())
     for target in (_workspace(parent), planted_run):
         with pytest.raises(M4AgentError, match="neither a run folder"):
@@ -210,9 +211,9 @@ def test_a_plain_results_tree_keeps_its_runs_at_any_depth_but_not_in_layout_fold
     for name in ("run-001", "deep/er/run-002", "run-001/attempts/0001", "run-001/attempts/0001/workspace",
                  "run-003", "run-003/workspace", "workspace"):
         (root / name).mkdir(parents=True)
-        (root / name / records.RUN_FILE).write_text(json.dumps({"task": "fx-meld"}))
+        (root / name / RUN_FILE).write_text(json.dumps({"task": "fx-meld"}))
     (root / "linked").symlink_to(_workspace(parent), target_is_directory=True)
-    found = grade.discover_runs(root, all_tasks(built[2]))
+    found = results_tree.discover_runs(root, all_tasks(built[2]))
     assert sorted(b.folder.relative_to(root).as_posix() for b in found) == ["deep/er/run-002", "run-001",
                                                                              "run-003"]
 
@@ -232,11 +233,11 @@ def test_a_campaign_in_a_plain_run_folder_is_not_trusted(built: tuple[Path, Path
 def _harbor_trial(folder: Path, name: str, reward: float) -> None:
     """A trial folder as Harbor writes it, with our verifier's result beside it."""
     (folder / "verifier").mkdir(parents=True)
-    (folder / records.RESULT_FILE).write_text(json.dumps({
+    (folder / RESULT_FILE).write_text(json.dumps({
         "task_name": "m4agent/fx-meld__no-skill__native", "trial_name": name, "started_at": "2026-12-01T10:00:00",
         "finished_at": "2026-12-01T10:00:59", "agent_info": {"name": "oracle", "model_info": None},
         "exception_info": None}))
-    (folder / "verifier" / records.RESULT_FILE).write_text(json.dumps({
+    (folder / "verifier" / RESULT_FILE).write_text(json.dumps({
         "reward": reward, "checks": [{"name": "test_output_exists", "passed": True}]}))
 
 

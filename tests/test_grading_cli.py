@@ -12,7 +12,7 @@ from fixtures.grading.fixture import graded_environment
 from typer.testing import CliRunner
 
 from m4agent.cli import app
-from m4agent.grading import grade
+from m4agent.grading import batch, grade
 from m4agent.grading.loader import Run
 from m4agent.grading.truth_cache import TRUTH_MODELS
 
@@ -159,7 +159,7 @@ def _corrupting_loader(monkeypatch, bad: set[str]) -> list[list[str]]:
     """The real loader, then the Parquet file of each run in `bad` overwritten with bytes that are not
     Parquet (dbt's grading models then fail on the batch, as on a run the SQL cannot grade); the batches
     loaded, in order."""
-    real_load = grade.load_runs
+    real_load = batch.load_runs
     batches: list[list[str]] = []
 
     def load_and_corrupt(con, runs, rows_dir):
@@ -169,7 +169,7 @@ def _corrupting_loader(monkeypatch, bad: set[str]) -> list[list[str]]:
             if run.run_id in bad:
                 (rows_dir / f"task={run.task.name}" / f"run_number={number}" / "rows.parquet").write_bytes(b"not a parquet file")
 
-    monkeypatch.setattr(grade, "load_runs", load_and_corrupt)
+    monkeypatch.setattr(batch, "load_runs", load_and_corrupt)
     return batches
 
 
@@ -207,8 +207,8 @@ def test_runs_at_fault_in_different_halves_are_each_found(env, monkeypatch):
 def test_runs_at_fault_side_by_side_or_a_single_run_raise_the_error(env, monkeypatch):
     runs = _copies(env)
     batches = _corrupting_loader(monkeypatch, {"run0", "run1"})
-    with pytest.raises(grade.GradingRunFailed, match="(stg_agent_outputs|int_grading)__"):
+    with pytest.raises(batch.GradingRunFailed, match="(stg_agent_outputs|int_grading)__"):
         grade.grade_runs(runs, env[1])
     assert batches == [[run.run_id for run in runs], ["run0", "run1"], ["run0"], ["run1"]]  # no wider search
-    with pytest.raises(grade.GradingRunFailed):
+    with pytest.raises(batch.GradingRunFailed):
         grade.grade_runs(runs[:1], env[1])

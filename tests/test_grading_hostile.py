@@ -22,7 +22,9 @@ from fixtures.grading.malformed import EXPECTED, PANDAS_3_DIFFERS, cases
 from support import golden
 
 from m4agent.grading import csv_syntax, run_files
-from m4agent.grading.grade import failure_summary, grade_results_root, remove_leftovers
+from m4agent.grading.results_tree import grade_results_root
+from m4agent.grading.summary import failure_summary
+from m4agent.run_folder import RESULT_FILE, remove_leftovers
 
 TOLERANCE = 1e-6
 PATTERN_FOLDERS = ["globdemo[1]", "*", "star*", "q?", "brace{a,b}", "[x]"]
@@ -209,8 +211,10 @@ def test_leftovers_of_an_interrupted_write_are_removed(campaign):
     root = campaign[0]
     assert not list(root.rglob(".result.json.*"))
     graded_before = root / "ordinary/perfect"
-    (graded_before / ".result.json.zz9plural").write_text("{")
-    assert remove_leftovers(graded_before) == [".result.json.zz9plural"]
+    (graded_before / ".result.json.zz9plural").write_text("{")  # as grading named them before run_folder
+    (graded_before / ".result.json.zz9plural.tmp").write_text("{")
+    assert sorted(remove_leftovers(graded_before, (RESULT_FILE,))) == [".result.json.zz9plural",
+                                                                        ".result.json.zz9plural.tmp"]
 
 
 @pytest.mark.parametrize("case", sorted(EXPECTED))

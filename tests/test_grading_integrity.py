@@ -2,7 +2,7 @@
 
 A grading call runs the grading models and the strict checks only; the key, not-null and
 accepted-value tests of the grading models and of the loaded batch, and the audit that reads every
-agent row, hold by construction and are left out of it (``grade.INTEGRITY_TESTS``). Here a batch of
+agent row, hold by construction and are left out of it (``batch.INTEGRITY_TESTS``). Here a batch of
 perturbed outputs of every task (tests/support/perturb.py) is graded, then every one of those tests
 runs on what the call left, as a user's ``dbt test --select path:models/grading`` with var
 m4_grading would. Needs built references: $M4AGENT_TEST_DATA_DIR, or the session's shared build.
@@ -18,7 +18,8 @@ from support.perturb import perturbed_runs
 
 from m4agent.dbt.runner import artefact_dir, invoke
 from m4agent.errors import M4AgentError
-from m4agent.grading.grade import CELLS_TAG, GRADING_EXCLUDED, GRADING_SELECTOR, grade_runs
+from m4agent.grading.batch import CELLS_TAG, GRADING_EXCLUDED, GRADING_SELECTOR
+from m4agent.grading.grade import grade_runs
 from m4agent.paths import PROJECT_ROOT
 
 

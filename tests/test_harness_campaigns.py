@@ -31,6 +31,7 @@ from support.harness import (
 from m4agent.harness import campaign, container, records
 from m4agent.harness.records import Outcome
 from m4agent.registry import TASKS_DIR, all_tasks
+from m4agent.run_folder import read_json
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
@@ -107,7 +108,7 @@ def test_run_folder_holds_the_records_a_reader_needs(oracle_campaign: Path) -> N
 
 
 def test_campaign_lock_records_the_stack(oracle_campaign: Path) -> None:
-    lock = records.read_json(oracle_campaign / campaign.LOCK_FILE)
+    lock = read_json(oracle_campaign / campaign.LOCK_FILE)
     assert lock["image"]["id"].startswith("sha256:")
     assert len(lock["tasks"]) == 28 and set(lock["databases"]) == {"native", "obfuscated", "restructured"}
     assert lock["isolation_policy"]["network"] == "none" and len(lock["isolation_policy"]["egress"]) == 64
@@ -115,7 +116,7 @@ def test_campaign_lock_records_the_stack(oracle_campaign: Path) -> None:
 
 
 def test_canary_finds_nothing_reachable(oracle_campaign: Path) -> None:
-    report = records.read_json(oracle_campaign / "canary.json")
+    report = read_json(oracle_campaign / "canary.json")
     assert report["passed"] and len(report["probes"]) > 20
     assert all(probe["denied"] for probe in report["probes"])
 
@@ -190,7 +191,7 @@ def test_hostile_shell_agent_is_denied_every_probe_and_flagged(engine: Any, data
                                             "home_secret", "docker_socket", "docker_socket_run", "solution",
                                             "egress", "dns"}
     assert [name for name, verdict in probes if verdict != "DENIED"] == []
-    result = records.read_json(folder / "result.json")
+    result = read_json(folder / "result.json")
     assert result["outcome"] == "policy_violation" and result["reward"] == 0.0
     [final] = records.attempts(folder)
     denied = [v for v in final.violations if v["rule"] == "egress"]
@@ -204,7 +205,7 @@ def test_agent_past_its_time_limit_is_killed_and_recorded_timeout(engine: Any, d
     campaign.run(campaign_dir, data_dir, run_canary=False)
     [spec] = campaign.planned_runs(campaign_dir)
     folder = records.run_folder(campaign_dir, spec)
-    result = records.read_json(folder / "result.json")
+    result = read_json(folder / "result.json")
     assert result["outcome"] == Outcome.TIMEOUT.value and result["reward"] == 0.0
     # killed, not waited for: the line after the sleep never ran and no container is left
     assert not (folder / "output.csv").exists()

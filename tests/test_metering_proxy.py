@@ -60,11 +60,11 @@ def ca(short_dir: Path) -> MeteringCA:
 
 
 def _proxy(short_dir: Path, server: ScriptedModelServer, ca: MeteringCA, seen: Seen,
-           policy: EgressPolicy | None = None, upstream_ca: Path | None = None) -> EgressProxy:
+           policy: EgressPolicy | None = None, upstream_ca: Path | None = None, **options: Any) -> EgressProxy:
     policy = policy or policy_for([], routes=[(HOST, "127.0.0.1", server.port)])
     trusted = upstream_ca if upstream_ca is not None else server.ca  # type: ignore[attr-defined]
     metering = Metering(ca, upstream_context(trusted), seen.meter())
-    return EgressProxy(short_dir / "p.sock", policy, short_dir / "egress.jsonl", metering=metering)
+    return EgressProxy(short_dir / "p.sock", policy, short_dir / "egress.jsonl", metering=metering, **options)
 
 
 def _tunnel(short_dir: Path, host: str = HOST) -> tuple[socket.socket, bytes]:
@@ -248,3 +248,42 @@ def test_an_extra_endpoint_stays_a_raw_tunnel(short_dir: Path, server: ScriptedM
         tls.close()
     assert seen.exchanges == []
     assert not _events(short_dir)[0]["reason"].endswith("metered")
+
+
+def test_request_bodies_kept_for_the_meter_are_bounded_by_the_proxys_pool_and_given_back(
+        short_dir: Path, server: ScriptedModelServer, ca: MeteringCA) -> None:
+    seen = Seen()
+    padded = {**MESSAGE, "metadata": {"user_id": "x" * 100_000}}  # a 100 KB request, relayed whole
+    with _proxy(short_dir, server, ca, seen, capture_pool_bytes=64 * 1024):
+        conn = _client(short_dir, ca)
+        statuses = [_post(conn, padded)[0] for _ in range(2)]
+        conn.close()
+    assert statuses == [200, 200]
+    kept = [len(exchange.request_body) for exchange, _ in seen.exchanges]
+    assert kept == [64 * 1024, 64 * 1024]  # the first exchange's bytes went back to the pool
+    assert all(exchange.truncated for exchange, _ in seen.exchanges)
+    assert all(json.loads(exchange.response_body)["usage"] for exchange, _ in seen.exchanges)  # answers whole
+
+
+def test_an_answer_the_cli_cuts_by_closing_is_recorded_as_the_agents_doing(short_dir: Path, ca: MeteringCA) -> None:
+    import time
+
+    certs = make_certificates(short_dir / "long-certs", [HOST])
+    long = {"model": "scripted", "turns": [{"text": "word " * 2_000_000, "usage": {"input": 5, "output": 7}}]}
+    seen = Seen()
+    with ScriptedModelServer(parse_script(long), certificates=certs) as server:
+        server.ca = certs.ca  # type: ignore[attr-defined]
+        with _proxy(short_dir, server, ca, seen):
+            conn = _client(short_dir, ca)
+            conn.request("POST", "/v1/messages", json.dumps({**MESSAGE, "stream": True}),
+                         {"Content-Type": "application/json"})
+            response = conn.getresponse()
+            response.read1(1000)  # the first bytes of a 10 MB stream, then the CLI goes away
+            response.close()
+            conn.close()
+            for _ in range(100):
+                if seen.exchanges:
+                    break
+                time.sleep(0.05)
+    ((exchange, facts),) = seen.exchanges
+    assert exchange.status == 200 and facts["agent_closed"] is True

@@ -164,3 +164,9 @@ def test_every_task_names_a_reference_grading_reads(manifest: dict) -> None:
     truth_rows = manifest["nodes"]["model.m4agent.int_grading__truth_rows"]
     referenced = {node.split(".")[-1] for node in truth_rows["depends_on"]["nodes"]}
     assert sorted({task.reference_model for task in all_tasks().values()} - referenced) == []
+
+
+def test_the_evaluators_exceptions_are_built_into_no_warehouse(manifest: dict) -> None:
+    """Only this test module reads them (from the CSV): the seed is disabled."""
+    assert "seed.m4agent.dbt_project_evaluator_exceptions" not in manifest["nodes"]
+    assert "seed.m4agent.dbt_project_evaluator_exceptions" in manifest["disabled"]

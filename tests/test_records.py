@@ -14,6 +14,7 @@ import pytest
 from m4agent.errors import M4AgentError
 from m4agent.harness import records
 from m4agent.harness.records import AttemptRecord, Outcome, RunSpec, RunState
+from m4agent.run_folder import RESULT_FILE, STARTED_FILE, write_json_atomic
 
 SPEC = RunSpec(task="mimic-sofa-24h", task_digest="abc", condition="no-skill", schema="native",
                agent="oracle", agent_version="1", model="default", trial=1)
@@ -37,7 +38,7 @@ def test_attempts_are_appended_in_order(tmp_path: Path) -> None:
     first = records.new_attempt(tmp_path)
     second = records.new_attempt(tmp_path)
     assert [p.name for p in records.attempt_folders(tmp_path)] == ["0001", "0002"]
-    assert first != second and (first / records.STARTED_FILE).exists()
+    assert first != second and (first / STARTED_FILE).exists()
 
 
 def test_an_open_attempt_is_closed_as_interrupted_infra_error(tmp_path: Path) -> None:
@@ -68,7 +69,7 @@ def test_a_final_outcome_moves_the_run_to_grading_then_done(tmp_path: Path) -> N
     path = records.new_attempt(tmp_path)
     records.finish_attempt(path, AttemptRecord(number=1, outcome=Outcome.NO_OUTPUT))
     assert records.state(tmp_path, max_retries=0) is RunState.GRADING
-    records.write_json_atomic(tmp_path / records.RESULT_FILE, {"reward": 0.0})
+    write_json_atomic(tmp_path / RESULT_FILE, {"reward": 0.0})
     assert records.state(tmp_path, max_retries=0) is RunState.DONE
 
 

@@ -22,6 +22,7 @@ from m4agent.harness import campaign, records
 from m4agent.harness.records import AttemptRecord, Outcome
 from m4agent.reference_export import export
 from m4agent.reports import report
+from m4agent.run_folder import RESULT_FILE
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
@@ -136,7 +137,7 @@ def test_a_missing_run_and_an_interrupted_attempt_leave_the_skill_effect_unmoved
     specs = [s for s in campaign.planned_runs(copy) if s.agent == "oracle" and s.task == SHELL_TASK]
     missing, retried = sorted(specs, key=lambda s: s.condition)  # no-skill, with-skill
     shutil.rmtree(records.run_folder(copy, missing) / "attempts")
-    (records.run_folder(copy, missing) / records.RESULT_FILE).unlink()
+    (records.run_folder(copy, missing) / RESULT_FILE).unlink()
     folder = records.run_folder(copy, retried)
     (folder / "attempts" / "0001").rename(folder / "attempts" / "0002")
     (folder / "attempts" / "0001").mkdir()

@@ -15,10 +15,10 @@ from pathlib import Path
 import duckdb
 import pytest
 from fixtures.physionet_tiny import write_tiny_database
+from support.physionet_export import export
 
 from m4agent.data.load import load
 from m4agent.data.schema import tables
-from m4agent.physionet_export import export
 
 
 def _columns(con: duckdb.DuckDBPyConnection, catalog: str, schema: str, table: str) -> list[tuple]:

@@ -14,6 +14,7 @@ from support.harness import cli, docker_engine, shell_campaign, write_matrix
 from m4agent.harness import campaign, records
 from m4agent.harness.records import AttemptRecord, Outcome
 from m4agent.registry import TASKS_DIR
+from m4agent.run_folder import ATTEMPT_FILE, RESULT_FILE
 
 pytestmark = [pytest.mark.docker, pytest.mark.slow]
 
@@ -83,10 +84,10 @@ def test_progress_after_a_resume_counts_every_run(data_dir: Path, tmp_path: Path
     folder = shell_campaign(tmp_path, TASKS_DIR, "cp /dev/null output.csv\n", [TASK, "mimic-sofa-24h", "eicu-oasis"])
     campaign.run(folder, data_dir, run_canary=False)
     first, second, third = campaign.planned_runs(folder)
-    (records.run_folder(folder, first) / records.RESULT_FILE).unlink()  # finished, not yet graded
+    (records.run_folder(folder, first) / RESULT_FILE).unlink()  # finished, not yet graded
     runs = records.run_folder(folder, second)  # never finished: its only attempt interrupted
-    (runs / records.RESULT_FILE).unlink()
-    (runs / "attempts" / "0001" / records.ATTEMPT_FILE).unlink()
+    (runs / RESULT_FILE).unlink()
+    (runs / "attempts" / "0001" / ATTEMPT_FILE).unlink()
     done = cli("campaign", "run", "--dir", str(folder), "--data-dir", str(data_dir), "--no-canary", timeout=600)
     assert done.returncode == 0, done.stderr[-2000:]
     assert _bar_counts(done.stderr)[-1] == "3/3", done.stderr

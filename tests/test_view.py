@@ -24,6 +24,7 @@ from m4agent.harness.records import RunSpec
 from m4agent.reference_export import export
 from m4agent.registry import TASKS_DIR, all_tasks
 from m4agent.reports.view import write_view
+from m4agent.run_folder import write_json_atomic
 
 TASK = "mimic-sofa-24h"
 SCORED = 7  # sofa and its six organ scores
@@ -63,7 +64,7 @@ def _run(campaign: Path, condition: str, header: str, rows: list[str]) -> Path:
                                                       "port": 443, "allowed": True, "reason": "routed"}) + "\n")
     record = records.AttemptRecord(number=1, outcome=records.Outcome.SCORED)
     records.finish_attempt(attempt, record)
-    records.write_json_atomic(folder / "result.json", {"outcome": "scored", "reward": 0.9, "strict_pass": False,
+    write_json_atomic(folder / "result.json", {"outcome": "scored", "reward": 0.9, "strict_pass": False,
                                                        "attempt": 1})
     return folder
 
@@ -83,7 +84,7 @@ def campaign(tmp_path: Path, harness_data_dir: Path) -> Path:
     truth = export(TASK, harness_data_dir, tmp_path / "truth.csv").read_text().splitlines()
     header, rows = truth[0], truth[1:]
     assert len(rows) >= 3, "the reference needs rows to perturb"
-    records.write_json_atomic(folder / "campaign.json", {"id": uuid.uuid4().hex, "tasks_dir": str(TASKS_DIR),
+    write_json_atomic(folder / "campaign.json", {"id": uuid.uuid4().hex, "tasks_dir": str(TASKS_DIR),
                                                          "data_dir": str(harness_data_dir)})
     columns = header.split(",")
     # a row with both cells charted gets them one higher; the last row is left out
@@ -93,7 +94,7 @@ def campaign(tmp_path: Path, harness_data_dir: Path) -> Path:
              for i, row in enumerate(rows[:-1])]
     runs = [_run(folder, "no-skill", header, wrong), _run(folder, "with-skill", header, rows)]
     plan = {records.read_spec(r).key: asdict(records.read_spec(r)) for r in runs}
-    records.write_json_atomic(folder / "plan.json", {"runs": plan, "skipped": []})
+    write_json_atomic(folder / "plan.json", {"runs": plan, "skipped": []})
     return folder
 
 

@@ -39,7 +39,7 @@ MANIFEST_STAMP = "manifest.json.key"  # which key's parse wrote manifest.json, a
 KEEP = 6  # cache entries kept (one per project version and kind of run)
 # what dbt parses: the project's own folders and files (dbt_project.yml names them)
 PROJECT_PARTS = ("dbt_project.yml", "profiles.yml", "selectors.yml", "packages.yml",
-                 "models", "macros", "seeds", "tests/dbt", "analyses", "snapshots")
+                 "models", "macros", "seeds", "analyses", "snapshots")
 
 
 def cache_root() -> Path:

@@ -1,10 +1,12 @@
 """Run dbt (programmatically) against a data directory's databases.
 
-The dbt project lives at the repository root. Paths to the DuckDB files are
-passed through environment variables read by ``profiles.yml`` (and the thread
-count, ``M4AGENT_DBT_THREADS``, default: the machine's cores, ``os.cpu_count()``);
-the build's artefacts (``manifest.json``, ``run_results.json``, logs) go to
-``DIR/dbt/`` so they sit beside the databases they describe. dbt's saved parse is
+The dbt project lives at the repository root. Everything a call needs is passed to dbt as
+arguments, never through the process environment (campaign worker threads run beside a grading
+call): the DuckDB files through the ``duckdb_plugin`` plugin, the thread count as ``--threads``
+(default: ``$M4AGENT_DBT_THREADS``, else the machine's cores), and the folders of the build's
+artefacts (``manifest.json``, ``run_results.json``, logs) as ``--target-path`` and ``--log-path``,
+under ``DIR/dbt/`` so they sit beside the databases they describe. dbt's programmatic runner is not
+safe to run twice at once in one process, so calls take turns. dbt's saved parse is
 shared by every data directory (``m4agent.dbt.parse_cache``), so only the first
 run of a project version pays dbt's full parse.
 
@@ -24,13 +26,15 @@ which tests warned, how many rows, and the table holding the failing rows.
 
 from __future__ import annotations
 
+import functools
 import gc
 import json
 import os
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import duckdb
 from rich.console import Console
@@ -67,31 +71,54 @@ def check_sources(data_dir: Path, datasets: Sequence[str] = ("mimic-iv", "eicu")
                 raise M4AgentError(f"source table {qualified} missing from {db}; {hint}")
 
 
-@contextmanager
-def _environment(data_dir: Path, target: str = "target") -> Iterator[None]:
-    saved = dict(os.environ)
-    os.environ["M4AGENT_MIMIC_DB"] = str(database_path(data_dir, "mimic-iv"))
-    os.environ["M4AGENT_EICU_DB"] = str(_eicu_or_stand_in(data_dir))
-    os.environ["DBT_LOG_PATH"] = str(artefact_dir(data_dir) / "logs")
-    os.environ["DBT_TARGET_PATH"] = str(artefact_dir(data_dir) / target)
-    os.environ.setdefault("DBT_SEND_ANONYMOUS_USAGE_STATS", "false")
-    os.environ.setdefault("M4AGENT_DBT_THREADS", str(default_threads()))
-    try:
-        yield
-    finally:
-        os.environ.clear()
-        os.environ.update(saved)
+_ONE_CALL_AT_A_TIME = threading.Lock()  # dbt's runner keeps process-wide state (flags, adapters)
 
 
 def default_threads() -> int:
-    """dbt's threads (models run at once) unless ``M4AGENT_DBT_THREADS`` says otherwise: the machine's
+    """dbt's threads (models run at once) unless ``$M4AGENT_DBT_THREADS`` says otherwise: the machine's
     cores. DuckDB runs every query on all cores too, from one shared pool, so more models at once add
     no CPU but keep the cores busy through dbt's own per-node work (compile, bookkeeping)."""
-    return os.cpu_count() or 1
+    given = os.environ.get("M4AGENT_DBT_THREADS")
+    if given is None:
+        return os.cpu_count() or 1
+    if not given.isdigit() or int(given) < 1:
+        raise M4AgentError(f"M4AGENT_DBT_THREADS must be a whole number of at least 1, not {given!r}")
+    return int(given)
+
+
+@dataclass(frozen=True)
+class _Settings:
+    """What every dbt call of a data directory is given, as dbt's options (``options``)."""
+
+    target_dir: Path
+    log_dir: Path
+    threads: int
+
+    def options(self, command: Sequence[str]) -> list[str]:
+        """The options ``command`` (e.g. ``["build", ...]``, ``["docs", "generate"]``) accepts."""
+        accepted = _accepted_options(tuple(arg for arg in command[:2] if not arg.startswith("-")))
+        given = {"--log-path": str(self.log_dir), "--target-path": str(self.target_dir),
+                 "--threads": str(self.threads)}
+        found = [item for name, value in given.items() if name in accepted for item in (name, value)]
+        return [*found, *(["--no-send-anonymous-usage-stats"] if "--send-anonymous-usage-stats" in accepted else [])]
+
+
+@functools.cache
+def _accepted_options(command: tuple[str, ...]) -> frozenset[str]:
+    """The options of dbt's subcommand ``command`` (its name, and a group's subcommand name)."""
+    from dbt.cli.main import cli
+
+    found: Any = cli
+    for name in command:
+        commands = getattr(found, "commands", {})
+        if name not in commands:
+            break
+        found = commands[name]
+    return frozenset(option for param in getattr(found, "params", []) for option in param.opts)
 
 
 def invoke(data_dir: Path, args: Sequence[str], project_dir: Path | None = None,
-           target: str = "target", progress: str | None = None) -> object:
+           target: str = "target", progress: str | None = None, threads: int | None = None) -> object:
     """Run one dbt command (e.g. ``["build", "--select", "sofa"]``); raise on failure.
 
     ``project_dir`` runs another dbt project (with its own ``profiles.yml``) in the same
@@ -100,7 +127,8 @@ def invoke(data_dir: Path, args: Sequence[str], project_dir: Path | None = None,
     differ from the reference build's (grading) keeps its own, so each keeps its saved
     parse (``partial_parse.msgpack``) and dbt does not re-parse the project every time.
     ``progress`` labels a progress bar shown instead of dbt's log, which then goes to the log file
-    only (``--verbose``, see ``m4agent.progress``, keeps dbt's log on the terminal).
+    only (``--verbose``, see ``m4agent.progress``, keeps dbt's log on the terminal). ``threads``: the
+    models dbt builds at once (default ``default_threads``).
     Ctrl-C during the run raises ``KeyboardInterrupt`` (dbt reports it as a failure otherwise).
 
     A command that runs nodes (``RUNS_NODES``) runs in two steps, ``dbt parse`` and then the
@@ -108,13 +136,14 @@ def invoke(data_dir: Path, args: Sequence[str], project_dir: Path | None = None,
     ``manifest.json`` (written once per project version) and ``run_results.json``.
     """
     from m4agent import progress as shown
-    from m4agent.dbt import parse_cache as dbt_parse_cache
+    from m4agent.dbt import duckdb_plugin, parse_cache
 
     project = str(project_dir or PROJECT_ROOT)
     target_dir = artefact_dir(data_dir) / target
-    parse_key = dbt_parse_cache.project_key(Path(project), target, _options(args, SHAPING_OPTIONS))
-    dbt_parse_cache.restore(parse_key, target_dir)
-    with _environment(data_dir, target):
+    settings = _Settings(target_dir, artefact_dir(data_dir) / "logs", threads or default_threads())
+    parse_key = parse_cache.project_key(Path(project), target, _options(args, SHAPING_OPTIONS))
+    with _ONE_CALL_AT_A_TIME, duckdb_plugin.databases(database_path(data_dir, "mimic-iv"), _eicu_or_stand_in(data_dir)):
+        parse_cache.restore(parse_key, target_dir)
         located = ["--project-dir", project, "--profiles-dir", project]
         quiet = progress is not None and not shown.verbose()
         try:
@@ -123,14 +152,14 @@ def invoke(data_dir: Path, args: Sequence[str], project_dir: Path | None = None,
                     # nothing on the terminal but the bar; the log file keeps dbt's usual detail
                     file_level = [] if "--log-level-file" in args else ["--log-level-file", "debug"]
                     result = _run(args, [*located, "--log-level", "none", *file_level], [on_event],
-                                  target_dir, parse_key)
+                                  settings, parse_key)
             else:
-                result = _run(args, located, [], target_dir, parse_key)
+                result = _run(args, located, [], settings, parse_key)
         finally:
             # dbt-duckdb keeps its DuckDB handle open after an in-process run; closed so that the
             # caller (and connections with other settings) can open the file
             release_dbt_handle()
-    dbt_parse_cache.save(parse_key, target_dir)
+        parse_cache.save(parse_key, target_dir)
     if isinstance(result.exception, KeyboardInterrupt):
         raise KeyboardInterrupt
     if not result.success:
@@ -152,18 +181,18 @@ def _options(args: Sequence[str], names: frozenset[str]) -> list[str]:
     return [option for i, arg in enumerate(args) if arg in names for option in args[i:i + 2]]
 
 
-def _run(args: Sequence[str], common: Sequence[str], callbacks: list, target_dir: Path,
+def _run(args: Sequence[str], common: Sequence[str], callbacks: list, settings: _Settings,
          parse_key: str) -> object:
-    """dbt's result of ``args`` with the ``common`` options, through :func:`_run_parsed` when the
-    command runs nodes."""
+    """dbt's result of ``args`` with the ``common`` options and the ``settings``, through
+    :func:`_run_parsed` when the command runs nodes."""
     from dbt.cli.main import dbtRunner
 
     if not args or args[0] not in RUNS_NODES:
-        return dbtRunner(callbacks=callbacks).invoke([*args, *common])
-    return _run_parsed(args, common, callbacks, target_dir, parse_key)
+        return dbtRunner(callbacks=callbacks).invoke([*args, *common, *settings.options(args)])
+    return _run_parsed(args, common, callbacks, settings, parse_key)
 
 
-def _run_parsed(args: Sequence[str], common: Sequence[str], callbacks: list, target_dir: Path,
+def _run_parsed(args: Sequence[str], common: Sequence[str], callbacks: list, settings: _Settings,
                 parse_key: str) -> object:
     """``dbt parse``, then the command ``args`` on the parsed project, which dbt keeps in memory for
     the whole command (about 1,000 nodes, some hundred MB of Python objects).
@@ -172,30 +201,32 @@ def _run_parsed(args: Sequence[str], common: Sequence[str], callbacks: list, tar
     project is frozen out of it (``gc.freeze``) until the command ends. The project lives that long
     anyway, and otherwise each full collection walks all of it again while dbt's threads wait
     (seconds per build). The parse writes ``manifest.json`` (the project's nodes, their relations
-    and tests) unless the target folder's is current (``dbt_parse_cache``); the command is run
+    and tests) unless the target folder's is current (``parse_cache``); the command is run
     without dbt's JSON artefacts, whose end-of-run manifest would re-serialise every node, and its
     ``run_results.json`` is written here, as dbt writes it. ``--no-write-json`` in ``args`` leaves
     out both files.
     """
     from dbt.cli.main import dbtRunner
 
-    from m4agent.dbt import parse_cache as dbt_parse_cache
+    from m4agent.dbt import parse_cache
 
+    target_dir = settings.target_dir
     writes_json = "--no-write-json" not in args
-    writes_manifest = writes_json and not dbt_parse_cache.manifest_is_current(parse_key, target_dir)
+    writes_manifest = writes_json and not parse_cache.manifest_is_current(parse_key, target_dir)
     shared = [*_options(args, SHAPING_OPTIONS | LOG_OPTIONS), *(arg for arg in args if arg in LOG_FLAGS)]
     gc.disable()
     try:
         parsed = dbtRunner(callbacks=callbacks).invoke(
-            ["parse", *shared, *common, *(() if writes_manifest else ("--no-write-json",))])
+            ["parse", *shared, *common, *settings.options(["parse"]),
+             *(() if writes_manifest else ("--no-write-json",))])
         gc.freeze()
         gc.enable()
         if not parsed.success:
             return parsed
-        if writes_manifest and (target_dir / dbt_parse_cache.MANIFEST_FILE).exists():
-            dbt_parse_cache.stamp_manifest(parse_key, target_dir)
+        if writes_manifest and (target_dir / parse_cache.MANIFEST_FILE).exists():
+            parse_cache.stamp_manifest(parse_key, target_dir)
         result = dbtRunner(manifest=parsed.result, callbacks=callbacks).invoke(
-            [*args, *common, *(("--no-write-json",) if writes_json else ())])
+            [*args, *common, *settings.options(args), *(("--no-write-json",) if writes_json else ())])
     finally:
         gc.enable()
         gc.unfreeze()
@@ -299,7 +330,7 @@ def build_args(present: Sequence[str], full_tests: bool = False, unit_tests: boo
 
 def build(data_dir: Path, select: str | None = None,
           datasets: Sequence[str] = ("mimic-iv", "eicu"), full_tests: bool = False,
-          unit_tests: bool = False) -> list[DataQualityFinding]:
+          unit_tests: bool = False, threads: int | None = None) -> list[DataQualityFinding]:
     """``dbt build`` (seeds, models, tests) against the data directory's databases.
 
     By default with the data tests that guard the references only; ``full_tests`` adds the
@@ -318,7 +349,7 @@ def build(data_dir: Path, select: str | None = None,
     results_path = artefact_dir(data_dir) / "target" / "run_results.json"
     results_path.unlink(missing_ok=True)  # a summary must never describe an earlier run
     try:
-        _check_selected(invoke(data_dir, args, progress="dbt build"), select)
+        _check_selected(invoke(data_dir, args, progress="dbt build", threads=threads), select)
     finally:
         findings = data_quality_findings(data_dir)
         print_data_quality_summary(data_dir, findings)

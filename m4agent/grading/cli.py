@@ -12,15 +12,11 @@ from rich.markup import escape
 from rich.table import Table
 
 from m4agent.errors import EXIT_OK, EXIT_STRICT_FAIL, M4AgentError
-from m4agent.grading.grade import (
-    OUTPUT_CSV,
-    RUN_JSON,
-    discover_runs,
-    failure_summary,
-    grade_file,
-    grade_results_root,
-)
+from m4agent.grading.grade import grade_file
+from m4agent.grading.results_tree import discover_runs, grade_results_root
+from m4agent.grading.summary import failure_summary
 from m4agent.registry import TASKS_DIR, all_tasks
+from m4agent.run_folder import OUTPUT_NAME, RUN_FILE
 
 console = Console(stderr=True)
 
@@ -61,8 +57,8 @@ def run_grade(task: str | None, output: Path | None, data_dir: Path, results_roo
             raise M4AgentError("give either TASK OUTPUT.csv or --results-root DIR, not both")
         found = len(discover_runs(results_root, all_tasks(tasks_dir))) if results_root.is_dir() else 0
         if results_root.is_dir() and not found:
-            raise M4AgentError(f"no run folder under {results_root}: a run folder holds {OUTPUT_CSV} and a "
-                               f"{RUN_JSON} naming its task, e.g. {{\"task\": \"mimic-sofa-24h\"}}; grade "
+            raise M4AgentError(f"no run folder under {results_root}: a run folder holds {OUTPUT_NAME} and a "
+                               f"{RUN_FILE} naming its task, e.g. {{\"task\": \"mimic-sofa-24h\"}}; grade "
                                "a single file with `m4agent grade TASK FILE.csv`")
         results = grade_results_root(results_root, data_dir, force=force, tasks_dir=tasks_dir,
                                      expectations=expectations)

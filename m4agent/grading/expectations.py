@@ -14,7 +14,6 @@ dbt tests' ``strict_pass``, which the grading tests hold equal.
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
@@ -36,14 +35,18 @@ def check_names(task: Task) -> list[str]:
 
 @cache
 def _context() -> Any:
-    os.environ.setdefault("GX_ANALYTICS_ENABLED", "False")
     import great_expectations as gx
-    from great_expectations.data_context.types.base import ProgressBarsConfig
+    from great_expectations.data_context.types.base import (
+        DataContextConfig,
+        InMemoryStoreBackendDefaults,
+        ProgressBarsConfig,
+    )
 
     logging.getLogger("great_expectations").setLevel(logging.ERROR)
-    context = gx.get_context(mode="ephemeral")
-    context.variables.progress_bars = ProgressBarsConfig(globally=False)
-    return context
+    # no usage statistics, no progress bars: said in the context's own configuration
+    return gx.get_context(mode="ephemeral", project_config=DataContextConfig(
+        analytics_enabled=False, progress_bars=ProgressBarsConfig(globally=False),
+        store_backend_defaults=InMemoryStoreBackendDefaults()))
 
 
 @cache

@@ -55,6 +55,16 @@ from m4agent.harness.wire.certs import MeteringCA
 from m4agent.locking import data_dir_lock
 from m4agent.paths import PROJECT_ROOT
 from m4agent.registry import TASKS_DIR, Task, all_tasks
+from m4agent.run_folder import (
+    ATTEMPTS_DIR,
+    EGRESS_FILE,
+    OUTPUT_NAME,
+    RESULT_FILE,
+    TRACE_FILE,
+    WIRE_FILE,
+    read_json,
+    write_json_atomic,
+)
 
 CAMPAIGN_FILE = "campaign.json"
 PLAN_FILE = "plan.json"
@@ -82,7 +92,7 @@ RUN_ORIGIN = "run"  # a folder planned by `m4agent run`, which adds each new tri
 def origin(campaign_dir: Path) -> str | None:
     """Which command planned the campaign in ``campaign_dir``; None when it holds none."""
     path = campaign_dir / CAMPAIGN_FILE
-    return records.read_json(path).get("origin", "campaign plan") if path.exists() else None
+    return read_json(path).get("origin", "campaign plan") if path.exists() else None
 
 
 def plan_doc(doc: dict[str, Any], base: Path, campaign_dir: Path, tasks_dir: Path | None = None,
@@ -97,7 +107,7 @@ def plan_doc(doc: dict[str, Any], base: Path, campaign_dir: Path, tasks_dir: Pat
     entry = {"matrix": doc, "matrix_base": str(base)}
     meta_path = campaign_dir / CAMPAIGN_FILE
     if meta_path.exists():
-        meta = records.read_json(meta_path)
+        meta = read_json(meta_path)
         if meta.get("tasks_dir") != str(tasks_root):
             raise M4AgentError(f"{campaign_dir} was planned with tasks from {meta.get('tasks_dir')}, "
                                f"not {tasks_root}; use another campaign folder")
@@ -119,13 +129,13 @@ def plan_doc(doc: dict[str, Any], base: Path, campaign_dir: Path, tasks_dir: Pat
     skipped = built.skipped
     plan_path = campaign_dir / PLAN_FILE
     if plan_path.exists():
-        before = records.read_json(plan_path)
+        before = read_json(plan_path)
         planned = {**before["runs"], **planned}
         skipped = [*before.get("skipped", []), *skipped]
     for spec in built.runs:
         records.write_run(records.run_folder(campaign_dir, spec), spec)
-    records.write_json_atomic(plan_path, {"runs": planned, "skipped": skipped})
-    records.write_json_atomic(meta_path, meta)
+    write_json_atomic(plan_path, {"runs": planned, "skipped": skipped})
+    write_json_atomic(meta_path, meta)
     return built
 
 
@@ -145,12 +155,12 @@ def _meta(campaign_dir: Path) -> dict[str, Any]:
     if not path.exists():
         raise M4AgentError(f"{campaign_dir} is not a campaign folder (no {CAMPAIGN_FILE}); "
                            "start one with `m4agent campaign plan MATRIX --dir DIR`")
-    return records.read_json(path)
+    return read_json(path)
 
 
 def planned_runs(campaign_dir: Path) -> list[RunSpec]:
     _meta(campaign_dir)
-    runs = records.read_json(campaign_dir / PLAN_FILE)["runs"]
+    runs = read_json(campaign_dir / PLAN_FILE)["runs"]
     return [RunSpec(**spec) for spec in runs.values()]
 
 
@@ -194,9 +204,9 @@ def status(campaign_dir: Path) -> dict[str, Any]:
         final = records.final_attempt(ended)
         if final is not None:
             outcomes[final.outcome.value] += 1
-        result = folder / records.RESULT_FILE
+        result = folder / RESULT_FILE
         if result.exists():
-            rewards.append(float(records.read_json(result).get("reward", 0.0)))
+            rewards.append(float(read_json(result).get("reward", 0.0)))
     return {"runs": sum(states.values()), "states": dict(states), "outcomes": dict(outcomes),
             "attempts": attempts, "mean_reward": sum(rewards) / len(rewards) if rewards else None}
 
@@ -235,10 +245,10 @@ def _write_lock(campaign_dir: Path, ctx: RunContext, matrix: Matrix, tasks: dict
                    for name, e in matrix.agents.items()},
         "budget": matrix.budget,  # [budget]'s caps in US dollars, for every agent's runs
     }
-    records.write_json_atomic(campaign_dir / LOCK_FILE, lock)
+    write_json_atomic(campaign_dir / LOCK_FILE, lock)
     (campaign_dir / "locks").mkdir(exist_ok=True)
     stamp = lock["written_at"].replace(":", "").replace("-", "")
-    records.write_json_atomic(campaign_dir / "locks" / f"{stamp}.json", lock)
+    write_json_atomic(campaign_dir / "locks" / f"{stamp}.json", lock)
 
 
 def _truth_exports(campaign_dir: Path, data_dir: Path, tasks: dict[str, Task], names: set[str]) -> dict[str, Path]:
@@ -275,7 +285,7 @@ def _result(spec: RunSpec, final: AttemptRecord, tried: int, grading: dict[str, 
     return result
 
 
-FINAL_FILES = ("output.csv", "trace.log", "egress.jsonl", "wire.jsonl")
+FINAL_FILES = (OUTPUT_NAME, TRACE_FILE, EGRESS_FILE, WIRE_FILE)
 
 
 def _link_atomic(source: Path, target: Path) -> None:
@@ -291,7 +301,12 @@ def _link_atomic(source: Path, target: Path) -> None:
 
 
 class Grader:
-    """Grades finished runs in batches (one dbt pass each) on its own thread; writes result.json."""
+    """Grades finished runs in batches (one dbt pass each) on its own thread; writes result.json.
+
+    A failure of the environment (dbt failing on every run of a batch, the data directory locked or
+    damaged, a full disk: an ``M4AgentError`` or ``OSError``) is infrastructure, never the runs' zero:
+    nothing is written, grading stops for this start (``failure`` says why), and the runs stay waiting
+    for grading until the next start. Any other exception is a defect, raised by ``close``."""
 
     def __init__(self, campaign_dir: Path, data_dir: Path, tasks: dict[str, Task], matrix: Matrix):
         self.campaign_dir, self.data_dir, self.tasks, self.matrix = campaign_dir, data_dir, tasks, matrix
@@ -299,6 +314,7 @@ class Grader:
         self.inbox: queue.Queue[RunSpec | None] = queue.Queue()
         self.done: Counter[str] = Counter()
         self.error: BaseException | None = None
+        self.failure: str | None = None
         self.abandoned = False
         self.thread = threading.Thread(target=self._loop, name="m4agent-grader", daemon=True)
 
@@ -343,6 +359,9 @@ class Grader:
             if batch and not self.abandoned:
                 try:
                     self.grade(batch)
+                except (M4AgentError, OSError) as exc:  # the environment's: the runs stay in state grading
+                    self.failure = f"{type(exc).__name__}: {exc}"
+                    return
                 except BaseException as exc:  # reported by close(); the runs stay in state grading
                     self.error = exc
                     return
@@ -354,13 +373,13 @@ class Grader:
         to_grade: list[tuple[RunSpec, AttemptRecord, int, Path]] = []
         for spec in batch:
             folder = records.run_folder(self.campaign_dir, spec)
-            if (folder / records.RESULT_FILE).exists():
+            if (folder / RESULT_FILE).exists():
                 continue
             ended = records.attempts(folder)
             final = records.final_attempt(ended)
             if final is None:
                 continue
-            output = folder / records.ATTEMPTS_DIR / f"{final.number:04d}" / "output.csv"
+            output = folder / ATTEMPTS_DIR / f"{final.number:04d}" / OUTPUT_NAME
             publishable = self.matrix.agents[spec.agent].agent.publishable if spec.agent in self.matrix.agents \
                 else False
             if final.outcome.graded and final.has_output:
@@ -371,7 +390,7 @@ class Grader:
             return
         runs = [Run(run_id=spec.key, task=self.tasks[spec.task], output_path=output)
                 for spec, _, _, output in to_grade]
-        # an environment failure raises (the runs stay in state grading for the next start), never zeros
+        # an environment failure raises (see the class), never zeros
         graded = grade_runs_each_if_needed(runs, self.data_dir)
         for spec, final, tried, _ in to_grade:
             publishable = self.matrix.agents[spec.agent].agent.publishable
@@ -380,11 +399,11 @@ class Grader:
     def _write(self, spec: RunSpec, result: dict[str, Any]) -> None:
         """The run's final files beside run.json (copies of the final attempt's), then result.json last."""
         folder = records.run_folder(self.campaign_dir, spec)
-        attempt = folder / records.ATTEMPTS_DIR / f"{result['attempt']:04d}"
+        attempt = folder / ATTEMPTS_DIR / f"{result['attempt']:04d}"
         for name in FINAL_FILES:
             if (attempt / name).is_file() and not (attempt / name).is_symlink():
                 _link_atomic(attempt / name, folder / name)
-        records.write_json_atomic(folder / records.RESULT_FILE, result)
+        write_json_atomic(folder / RESULT_FILE, result)
         self.done[result["outcome"]] += 1
 
 
@@ -446,7 +465,7 @@ def _pin_data_dir(campaign_dir: Path, meta: dict[str, Any], data_dir: Path) -> N
     pinned = meta.get("data_dir")
     if pinned is None:
         meta["data_dir"] = given
-        records.write_json_atomic(campaign_dir / CAMPAIGN_FILE, meta)
+        write_json_atomic(campaign_dir / CAMPAIGN_FILE, meta)
     elif pinned != given:
         raise M4AgentError(f"campaign {campaign_dir} runs against the data directory {pinned}, not {given}; "
                            f"pass --data-dir {pinned} (or plan a new campaign folder)")
@@ -502,7 +521,7 @@ def run(campaign_dir: Path, data_dir: Path, workers: int | None = None, wait: bo
                 records.run_folder(campaign_dir, s), matrix.max_retries) is RunState.PENDING], say)
         if run_canary:
             report = canary.run_canary(ctx, specs)
-            records.write_json_atomic(campaign_dir / "canary.json", report)
+            write_json_atomic(campaign_dir / "canary.json", report)
             if not report["passed"]:
                 failed = [p["path"] for p in report["probes"] if not p["denied"]]
                 raise M4AgentError(f"filesystem canary failed: reachable from the container: {', '.join(failed)}"
@@ -527,6 +546,8 @@ def run(campaign_dir: Path, data_dir: Path, workers: int | None = None, wait: bo
         finally:
             grader.close()
     summary = status(campaign_dir)
+    if grader.failure:  # infrastructure: the runs it left wait for grading at the next start
+        summary["grading_failed"] = grader.failure
     if stopped:  # queues a quota refusal (a provider's name) or the spent budget ("budget") stopped
         summary["stopped"] = sorted(stopped)
     return summary

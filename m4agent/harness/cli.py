@@ -23,9 +23,10 @@ from rich.progress import (
 )
 from rich.table import Table
 
-from m4agent.cli_options import DataDir, NoFail, TasksDir
+from m4agent.cli_options import DataDir, NoFail, TasksDir, announce_data_dir
 from m4agent.errors import EXIT_INCOMPLETE, EXIT_STRICT_FAIL, M4AgentError
 from m4agent.harness.records import AttemptRecord, RunSpec
+from m4agent.run_folder import RESULT_FILE, read_json
 
 console = Console(stderr=True)
 campaign_app = typer.Typer(help="Campaigns: a matrix of tasks x conditions x schemas x agents/models x trials, "
@@ -68,9 +69,14 @@ def _progress_runner(campaign_dir: Path, data_dir: Path, workers: int | None, wa
 def _incomplete(summary: dict[str, Any]) -> str | None:
     """Why some runs have no result after a campaign run, or None when every run has one."""
     pending, exhausted = summary["states"].get("pending", 0), summary["states"].get("exhausted", 0)
-    if not pending and not exhausted:
+    waiting = summary["states"].get("grading", 0)
+    if not pending and not exhausted and not waiting:
         return None
     parts = []
+    if waiting:
+        why = summary.get("grading_failed") or "grading did not reach them"
+        parts.append(f"{waiting} run(s) waiting for grading (an infrastructure failure, no run's: {why}; "
+                     "fix it and run the same command again to grade them)")
     if pending:
         parts.append(f"{pending} run(s) still pending (stopped by {', '.join(summary.get('stopped', [])) or 'a stop'}: "
                      "run the same command again later to resume them)")
@@ -103,22 +109,6 @@ Route = Annotated[list[str] | None, typer.Option("--route", metavar="HOST=ADDRES
                                                  help="Send HOST's tunnels to ADDRESS:PORT (a local model endpoint, "
                                                  "or `m4agent model-server` for a dry run); logged, and part of "
                                                  "the egress policy.", show_default=False)]
-
-
-def _data_dir(data_dir: Path | None) -> Path:
-    """The data directory, printed as every command prints it (m4agent.paths)."""
-    from m4agent.paths import check_data_dir, describe, locate_data_dir
-
-    choice = locate_data_dir(data_dir)
-    console.print(describe(choice), style="dim", soft_wrap=True, markup=False)
-    return check_data_dir(choice.path)
-
-
-def _fail(exc: Exception) -> None:
-    from rich.markup import escape
-
-    console.print(f"[bold red]error:[/] {escape(str(exc))}", soft_wrap=True)
-    raise typer.Exit(code=1)
 
 
 NoPreflight = Annotated[bool, typer.Option("--no-preflight", help="Skip the one-token request per agent and model "
@@ -172,18 +162,15 @@ def campaign_plan(
     from m4agent.harness import campaign, estimate, records
     from m4agent.harness.matrix import block_counts
 
-    try:
-        for folder in usage_from or []:  # checked before the plan is written: a refused command writes nothing
-            if estimate.planned_runs_under(folder) == 0:
-                raise M4AgentError(f"--usage-from {folder} holds no campaign's runs (give a campaign folder, "
-                                   "holding campaign.json and plan.json, or a folder of them)")
-        built = campaign.plan(matrix, campaign_dir, agents=agent, tasks_dir=tasks_dir, add=add)
-        whole, _, _ = campaign._matrix(campaign_dir)
-        left = [spec for spec in campaign.planned_runs(campaign_dir)
-                if records.state(records.run_folder(campaign_dir, spec), whole.max_retries) is records.RunState.PENDING]
-        found = estimate.estimate(whole, left, estimate.measure([campaign_dir, *(usage_from or [])]), workers)
-    except M4AgentError as exc:
-        _fail(exc)
+    for folder in usage_from or []:  # checked before the plan is written: a refused command writes nothing
+        if estimate.planned_runs_under(folder) == 0:
+            raise M4AgentError(f"--usage-from {folder} holds no campaign's runs (give a campaign folder, "
+                               "holding campaign.json and plan.json, or a folder of them)")
+    built = campaign.plan(matrix, campaign_dir, agents=agent, tasks_dir=tasks_dir, add=add)
+    whole, _, _ = campaign._matrix(campaign_dir)
+    left = [spec for spec in campaign.planned_runs(campaign_dir)
+            if records.state(records.run_folder(campaign_dir, spec), whole.max_retries) is records.RunState.PENDING]
+    found = estimate.estimate(whole, left, estimate.measure([campaign_dir, *(usage_from or [])]), workers)
     blocks = block_counts(built)
     if as_json:
         sys.stdout.write(json.dumps({
@@ -282,12 +269,9 @@ def campaign_run(
     some have none yet (see the exit codes)."""
     from m4agent.model_server.cli import parse_route
 
-    try:
-        summary = _progress_runner(campaign_dir, _data_dir(data_dir), workers, not no_wait, as_json, not no_canary,
-                                   read_secrets(secrets_file), tuple(parse_route(r) for r in route or ()),
-                                   preflight=not no_preflight)
-    except M4AgentError as exc:
-        _fail(exc)
+    summary = _progress_runner(campaign_dir, announce_data_dir(data_dir, console), workers, not no_wait, as_json,
+                               not no_canary, read_secrets(secrets_file), tuple(parse_route(r) for r in route or ()),
+                               preflight=not no_preflight)
     _print_status(summary, as_json, campaign_dir)
     missing = _incomplete(summary)
     if missing:
@@ -303,10 +287,7 @@ def campaign_status(
     """Counts of runs per state and outcome, read from the run records alone (never blocks a running campaign)."""
     from m4agent.harness import campaign
 
-    try:
-        summary = campaign.status(campaign_dir)
-    except M4AgentError as exc:
-        _fail(exc)
+    summary = campaign.status(campaign_dir)
     _print_status(summary, as_json, campaign_dir)
 
 
@@ -342,32 +323,29 @@ def run_one(
     for item in option or []:
         key, sep, value = item.partition("=")
         if not sep:
-            _fail(M4AgentError(f"--agent-option takes KEY=VALUE, not {item!r}"))
+            raise M4AgentError(f"--agent-option takes KEY=VALUE, not {item!r}")
         options[key] = str(Path(value).resolve()) if key == "script" else value
     doc = {"campaign": {"tasks": [task], "conditions": [condition], "schemas": [schema], "trials": 1,
                         "first_trial": trial},
            "agents": [{"name": agent, "models": [model], "options": options}]}
-    try:
-        routes = tuple(parse_route(r) for r in route or ())
-        own = campaign.origin(campaign_dir) == campaign.RUN_ORIGIN
-        built = campaign.plan_doc(doc, Path.cwd(), campaign_dir, tasks_dir, add=own,
-                                  planned_by=campaign.RUN_ORIGIN)
-        [spec] = built.runs
-        folder = records.run_folder(campaign_dir, spec)
-        if (folder / records.RESULT_FILE).exists():
-            trials = [s.trial for s in campaign.planned_runs(campaign_dir) if s.task == spec.task
-                      and (s.condition, s.schema, s.agent, s.model) == (spec.condition, spec.schema, spec.agent, spec.model)]
-            console.print(f"[yellow]already run[/]: this run finished before; its result is shown, nothing was run. "
-                          f"Another trial: the same command with --trial {max(trials) + 1}", soft_wrap=True)
-        else:
-            summary = _progress_runner(campaign_dir, _data_dir(data_dir), 1, True, as_json, True,
-                                       read_secrets(secrets_file), routes, preflight=not no_preflight)
-            if not (folder / records.RESULT_FILE).exists():
-                console.print(f"[yellow]incomplete[/]: no result for the run: {_incomplete(summary)}", soft_wrap=True)
-                raise typer.Exit(EXIT_INCOMPLETE)
-        result = records.read_json(folder / records.RESULT_FILE)
-    except M4AgentError as exc:
-        _fail(exc)
+    routes = tuple(parse_route(r) for r in route or ())
+    own = campaign.origin(campaign_dir) == campaign.RUN_ORIGIN
+    built = campaign.plan_doc(doc, Path.cwd(), campaign_dir, tasks_dir, add=own,
+                              planned_by=campaign.RUN_ORIGIN)
+    [spec] = built.runs
+    folder = records.run_folder(campaign_dir, spec)
+    if (folder / RESULT_FILE).exists():
+        trials = [s.trial for s in campaign.planned_runs(campaign_dir) if s.task == spec.task
+                  and (s.condition, s.schema, s.agent, s.model) == (spec.condition, spec.schema, spec.agent, spec.model)]
+        console.print(f"[yellow]already run[/]: this run finished before; its result is shown, nothing was run. "
+                      f"Another trial: the same command with --trial {max(trials) + 1}", soft_wrap=True)
+    else:
+        summary = _progress_runner(campaign_dir, announce_data_dir(data_dir, console), 1, True, as_json, True,
+                                   read_secrets(secrets_file), routes, preflight=not no_preflight)
+        if not (folder / RESULT_FILE).exists():
+            console.print(f"[yellow]incomplete[/]: no result for the run: {_incomplete(summary)}", soft_wrap=True)
+            raise typer.Exit(EXIT_INCOMPLETE)
+    result = read_json(folder / RESULT_FILE)
     if as_json:
         sys.stdout.write(json.dumps(result) + "\n")
     else:
@@ -396,7 +374,7 @@ def doctor(
     with --agent, one request to the agent's provider through a real container (key, model, route)."""
     from m4agent.harness.doctor import checks
 
-    found = checks(_data_dir(data_dir), reap=reap)
+    found = checks(announce_data_dir(data_dir, console), reap=reap)
     if agent is not None and all(check["ok"] for check in found if check["name"] in ("docker", "image")):
         try:
             found.append(_probe_check(agent, model, _agent_options(option), read_secrets(secrets_file), route))

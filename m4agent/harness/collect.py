@@ -32,7 +32,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from m4agent import layout
-from m4agent.harness import integrity, records
+from m4agent.harness import integrity
+from m4agent.run_folder import WORKSPACE_DIR, write_json_atomic
 
 KEEP_FILE_BYTES = 1024 * 1024  # of each workspace file, kept for people to read
 KEEP_TOTAL_BYTES = 32 * 1024 * 1024  # of all of them together
@@ -58,7 +59,7 @@ def collect(archive: Path, attempt: Path, lint: integrity.Lint, *, complete: boo
 
     ``tar_errors`` is what tar said on its standard error (files it could not read)."""
     found = Collected()
-    keep_root = attempt / records.WORKSPACE_DIR
+    keep_root = attempt / WORKSPACE_DIR
     keep_root.mkdir()
     manifest: list[dict[str, Any]] = []
     made = {""}  # folders made under keep_root, by relative name
@@ -96,7 +97,7 @@ def collect(archive: Path, attempt: Path, lint: integrity.Lint, *, complete: boo
         lint.unscanned(".", f"tar: {line.removeprefix('tar: ')}"[:200])
     if found.output is None and (attempt / layout.OUTPUT_NAME).exists():
         (attempt / layout.OUTPUT_NAME).unlink()  # a partial output (the stream broke inside it) is no output
-    records.write_json_atomic(attempt / MANIFEST_NAME, {"entries": manifest, "complete": complete})
+    write_json_atomic(attempt / MANIFEST_NAME, {"entries": manifest, "complete": complete})
     found.findings = lint.findings()
     return found
 

@@ -34,9 +34,10 @@ from pathlib import Path
 from m4agent.errors import M4AgentError
 from m4agent.harness import campaign, records
 from m4agent.harness.records import RunSpec
+from m4agent.run_folder import ATTEMPTS_DIR, RESULT_FILE, RUN_FILE, RUNS_DIR, WORKSPACE_DIR
 
-LAYOUT_FOLDERS = frozenset({records.ATTEMPTS_DIR, records.WORKSPACE_DIR})  # never entered
-RUN_RECORDS = frozenset({records.RUN_FILE, records.RESULT_FILE})  # what makes a folder a run folder
+LAYOUT_FOLDERS = frozenset({ATTEMPTS_DIR, WORKSPACE_DIR})  # never entered
+RUN_RECORDS = frozenset({RUN_FILE, RESULT_FILE})  # what makes a folder a run folder
 
 
 @dataclass(frozen=True)
@@ -128,7 +129,7 @@ def _inside(campaign_dir: Path, root: Path, real: Path, marks: Collection[str]) 
             given = root / folder.relative_to(real)
             if _planned_holding(given, marks):
                 planned.append(given)
-    runs = CampaignRuns(campaign_dir, tuple(specs), whole=real == campaign_dir / records.RUNS_DIR)
+    runs = CampaignRuns(campaign_dir, tuple(specs), whole=real == campaign_dir / RUNS_DIR)
     return Found(campaigns=(runs,), planned=tuple(planned), plain=())
 
 
@@ -169,7 +170,7 @@ def find(root: Path, marks: Collection[str], never_enter: Collection[str] = ()) 
                  plain=tuple(sorted(plain)))
 
 
-def is_run(folder: Path, marks: Collection[str] = (records.RUN_FILE,)) -> bool:
+def is_run(folder: Path, marks: Collection[str] = (RUN_FILE,)) -> bool:
     """Whether ``folder`` itself is a run folder by the rule (a planned run of the campaign it lies in;
     outside every campaign and every run's attempts, a folder holding one of ``marks``)."""
     return folder in find(folder, marks).folders

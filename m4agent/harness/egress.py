@@ -466,9 +466,11 @@ class EgressProxy:
         max_refusal_lines: int = MAX_REFUSAL_LINES,
         max_tunnel_lines: int = MAX_TUNNEL_LINES,
         metering: Metering | None = None,
+        capture_pool_bytes: int = http1.CAPTURE_POOL_BYTES,
     ) -> None:
         self.socket_path = Path(socket_path)
         self.metering = metering
+        self._captures = http1.CapturePool(capture_pool_bytes)  # request bodies kept for the meter, all tunnels
         self.policy = policy
         self.log = EgressLog(Path(log_path), max_refusal_lines=max_refusal_lines, max_tunnel_lines=max_tunnel_lines)
         self.connect_timeout = connect_timeout
@@ -720,7 +722,7 @@ class EgressProxy:
             return f"agent TLS handshake failed: {str(exc)[:120] or type(exc).__name__}"
         serving = asyncio.ensure_future(intercept.serve((reader, writer), upstream, request.host,
                                                         self.metering.meter, tally,
-                                                        idle_timeout=self.idle_timeout))
+                                                        idle_timeout=self.idle_timeout, pool=self._captures))
         stopper = asyncio.ensure_future(self._stopping.wait())
         try:
             await asyncio.wait({serving, stopper}, return_when=asyncio.FIRST_COMPLETED)

@@ -5,8 +5,8 @@ thread, as the bytes crossed (``wire.intercept``). The log reads it (``wire.mete
 protocol, model, the provider's own usage fields, its error class, the model's tool calls
 and the tool results sent back), keeps a running tally in memory, and writes one JSON line
 per exchange to ``wire.jsonl`` in the attempt folder, a folder no container mounts. The
-lines have a budget (``MAX_LINES``, and each text field is bounded by the reader); past it
-they are counted, never the tally: the closing ``summary`` line holds the totals of every
+lines have a budget (``MAX_LINES``, ``MAX_FILE_BYTES``, and each line and text field is
+bounded); past it they are counted, never the tally: the closing ``summary`` line holds the totals of every
 exchange, and is what the ledger, the budget and the outcome read.
 
 Why this and not the CLI's output: the agent's tool commands run beside the CLI and can
@@ -36,14 +36,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from m4agent import run_folder
 from m4agent.harness import ledger
 from m4agent.harness.wire.credential import credential
 from m4agent.harness.wire.exchange import Exchange
 from m4agent.harness.wire.meter import meter
 
-WIRE_FILE = "wire.jsonl"
+WIRE_FILE = run_folder.WIRE_FILE
 MAX_LINES = 5_000  # exchange lines per attempt; past this, counted only (the tally counts every exchange)
 MAX_LINE_BYTES = 512 * 1024  # a line past this keeps its figures and drops its texts
+MAX_FILE_BYTES = 64 * 1024 * 1024  # the lines written in all; past this, counted only
 
 # Provider error classes (``wire.read``) and the attempt outcome each makes when it ends the attempt.
 FAILURE_OUTCOMES = {
@@ -80,6 +82,7 @@ class MeterLog:
         self.by_proxy: Counter[int] = Counter()
         self.last_campaign_call: dict[str, Any] | None = None
         self.not_logged = 0
+        self.written = 0  # bytes of exchange lines written
         self.budget_spent = False
         path.touch(exist_ok=True)
 
@@ -101,19 +104,22 @@ class MeterLog:
                                 "method": exchange.method, "path": exchange.path[:512], "status": exchange.status,
                                 "by_proxy": bool(facts.get("by_proxy")), "truncated": exchange.truncated,
                                 "credential": credential(exchange, self.secrets)}
+        if facts.get("agent_closed"):
+            line["agent_closed"] = True
         if line["by_proxy"]:
             self.by_proxy[exchange.status or 0] += 1
         else:
             read = meter(exchange).to_json()
             line.update(read)
             self._tally(line)
-        if self.exchanges > self.max_lines:
+        if self.exchanges > self.max_lines or self.written >= MAX_FILE_BYTES:
             self.not_logged += 1
             return
         text = json.dumps(line, sort_keys=True)
         if len(text) > MAX_LINE_BYTES:
             line.update(text="[cut: line over the size limit]", calls=[], results=[], cut=True)
             text = json.dumps(line, sort_keys=True)
+        self.written += len(text) + 1
         with open(self.path, "a", encoding="utf-8") as handle:
             handle.write(text + "\n")
 
@@ -138,6 +144,8 @@ class MeterLog:
         if line["credential"] == "campaign" or not self.secrets:  # a keyless endpoint: every call is the run's
             self.last_campaign_call = {k: line.get(k) for k in ("n", "status", "error", "error_detail", "host",
                                                                   "path", "model")}
+            if line.get("agent_closed"):  # the agent's side cut the answer: not the provider's failure
+                self.last_campaign_call.update(error=None, agent_closed=True)
 
     def close(self) -> dict[str, Any]:
         """Write the summary line (once the proxy has stopped) and return it."""

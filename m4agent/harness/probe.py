@@ -18,7 +18,6 @@ nor routed), or ``no answer``.
 from __future__ import annotations
 
 import json
-import os
 import shlex
 import shutil
 import tempfile
@@ -33,9 +32,9 @@ from m4agent.errors import M4AgentError
 from m4agent.harness import container as docker_layer
 from m4agent.harness import metering
 from m4agent.harness.agents import Agent
-from m4agent.harness.egress import EgressPolicy, EgressProxy, Metering
-from m4agent.harness.wire.certs import MeteringCA, upstream_context
-from m4agent.harness.wire.intercept import Meter
+from m4agent.harness.egress import EgressPolicy, EgressProxy
+from m4agent.harness.run import FORWARDER_COMMAND, READY_FILE, agent_script, door, metering_for
+from m4agent.harness.wire.certs import MeteringCA
 
 PROBE_SECONDS = 60
 PROBLEMS = {
@@ -114,41 +113,24 @@ def probe(engine: Any, image: str, agent: Agent, options: Mapping[str, str], mod
 def _ask(engine: Any, image: str, agent: Agent, options: Mapping[str, str], request: dict[str, Any],
          secrets: Mapping[str, str], policy: EgressPolicy, folder: Path, ca: MeteringCA,
          labels: Mapping[str, str]) -> tuple[bool, str | None, str]:
-    from m4agent.harness.run import FORWARDER, READY_FILE, _agent_script, _write_secrets
-
     uid, gid = docker_layer.container_user()
-    runtime = folder / "runtime"
-    runtime.mkdir()
-    shutil.copy(FORWARDER, runtime / "forwarder.py")
-    egress_dir = folder / "egress"
-    egress_dir.mkdir()
-    egress_dir.chmod(0o755)
-    secrets_dir = folder / "secrets"
-    secrets_dir.mkdir(mode=0o700)
-    if os.getuid() == 0:
-        os.chown(secrets_dir, uid, gid)
-    secrets_file = _write_secrets(secrets_dir, secrets, uid, gid)
     ca_copy = folder / "ca.pem"
     shutil.copyfile(ca.ca_file, ca_copy)
-    binds = [docker_layer.Bind(runtime, layout.RUNTIME), docker_layer.Bind(egress_dir, layout.EGRESS_DIR),
-             docker_layer.Bind(secrets_file, layout.SECRETS_FILE), docker_layer.Bind(ca_copy, layout.METERING_CA)]
-    forwarder = ["python3", f"{layout.RUNTIME}/forwarder.py", "--listen", f"127.0.0.1:{layout.PROXY_PORT}",
-                 "--socket", layout.EGRESS_SOCKET, "--ready", READY_FILE]
+    binds = [*door(folder, secrets, uid, gid), docker_layer.Bind(ca_copy, layout.METERING_CA)]
     name = f"m4agent-probe-{folder.name[-8:]}-{int(time.time() * 1000) % 100000}"
-    spec = docker_layer.ContainerSpec(image=image, name=name, labels=dict(labels), binds=binds, command=forwarder,
+    spec = docker_layer.ContainerSpec(image=image, name=name, labels=dict(labels), binds=binds,
+                                      command=FORWARDER_COMMAND,
                                       limits=docker_layer.Limits(), environment={"HOME": layout.HOME,
                                                                                  "TMPDIR": layout.TMP})
     wire = metering.MeterLog(folder / metering.WIRE_FILE, list(secrets.values()), lambda usage, model: None)
-    upstream_ca = getattr(agent, "upstream_ca", None)
-    reading = Metering(ca, upstream_context(upstream_ca(options) if callable(upstream_ca) else None),
-                       Meter(record=wire.record, refusal=wire.refusal))
+    reading = metering_for(ca, agent, options, wire)
     command = ["bash", "-c", f"for i in $(seq 200); do [ -e {READY_FILE} ] && break; sleep 0.05; done; "
                f"exec python3 -c {shlex.quote(_CLIENT)} {shlex.quote(json.dumps(request))} {layout.METERING_CA}"]
     try:
-        with EgressProxy(egress_dir / Path(layout.EGRESS_SOCKET).name, policy, folder / "egress.jsonl",
+        with EgressProxy(folder / "egress" / Path(layout.EGRESS_SOCKET).name, policy, folder / "egress.jsonl",
                          metering=reading), docker_layer.AgentContainer(engine, spec) as box:
             box.start()
-            ran = box.exec(_agent_script(command), PROBE_SECONDS, log=folder / "probe.log")
+            ran = box.exec(agent_script(command), PROBE_SECONDS, log=folder / "probe.log")
     finally:
         docker_layer.remove(engine, name)
     wire.close()

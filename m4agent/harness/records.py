@@ -18,17 +18,15 @@ and ``attempts/NNNN/``, one folder per attempt, appended and never removed (the 
 
 The run's ``result.json`` is written once its final attempt is known and graded. So
 resume is a pure function of these files: ``state(run_folder)`` says what to do next.
-Every file is written atomically (temporary name, then rename), so a kill at any
-moment leaves either the old state or the new one.
+Every file is written atomically (``run_folder``: temporary name, fsync, then rename), so a kill at
+any moment leaves either the old state or the new one.
 """
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
-import tempfile
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -37,14 +35,18 @@ from pathlib import Path
 from typing import Any
 
 from m4agent.errors import M4AgentError
+from m4agent.run_folder import (
+    ATTEMPT_FILE,
+    ATTEMPTS_DIR,
+    RESULT_FILE,
+    RUN_FILE,
+    RUNS_DIR,
+    STARTED_FILE,
+    read_json,
+    remove_leftovers,
+    write_json_atomic,
+)
 
-RUN_FILE = "run.json"
-RESULT_FILE = "result.json"
-STARTED_FILE = "started.json"
-ATTEMPT_FILE = "attempt.json"
-ATTEMPTS_DIR = "attempts"
-RUNS_DIR = "runs"  # CAMPAIGN/runs/<task>/<key>/
-WORKSPACE_DIR = "workspace"  # attempts/NNNN/workspace/
 SCHEMA_VERSION = 1
 MAX_VIOLATIONS_PER_RULE = 20  # kept whole in attempt.json; the rest of a rule is only counted
 
@@ -152,37 +154,6 @@ def now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
-def write_json_atomic(path: Path, payload: Any) -> None:
-    """Write JSON beside its final place and rename over it: readers never see half a file."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w") as handle:
-            json.dump(payload, handle, indent=2, sort_keys=True)
-            handle.write("\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
-def read_json(path: Path) -> Any:
-    """A JSON file the harness wrote; a missing or torn one is an error naming it."""
-    try:
-        return json.loads(path.read_text())
-    except (OSError, json.JSONDecodeError) as exc:
-        raise M4AgentError(f"cannot read {path} ({exc}); the campaign folder is damaged") from exc
-
-
-def remove_stale_temporaries(folder: Path) -> None:
-    """Temporary files of writes a kill interrupted (``.NAME.*.tmp``) are removed."""
-    for stale in folder.glob(".*.tmp"):
-        with contextlib.suppress(OSError):
-            stale.unlink()
-
-
 def run_folder(campaign: Path, spec: RunSpec) -> Path:
     return campaign / RUNS_DIR / spec.task / spec.key
 
@@ -238,7 +209,7 @@ def close_interrupted(folder: Path) -> int:
     """Close every attempt a dead harness left open as ``infra_error``/``interrupted``; how many."""
     closed = 0
     for path in attempt_folders(folder):
-        remove_stale_temporaries(path)
+        remove_leftovers(path)
         if (path / ATTEMPT_FILE).exists():
             continue
         started = read_json(path / STARTED_FILE) if (path / STARTED_FILE).exists() else {}
@@ -246,7 +217,7 @@ def close_interrupted(folder: Path) -> int:
                                started_at=started.get("started_at", ""), ended_at=now())
         write_json_atomic(path / ATTEMPT_FILE, record.to_json())
         closed += 1
-    remove_stale_temporaries(folder)
+    remove_leftovers(folder)
     return closed
 
 

@@ -117,6 +117,28 @@ def _write_secrets(folder: Path, secrets: Mapping[str, str], uid: int, gid: int)
     return path
 
 
+FORWARDER_COMMAND = ["python3", f"{layout.RUNTIME}/forwarder.py", "--listen", f"127.0.0.1:{layout.PROXY_PORT}",
+                     "--socket", layout.EGRESS_SOCKET, "--ready", READY_FILE]  # the container's main process
+
+
+def door(scratch: Path, secrets: Mapping[str, str], uid: int, gid: int) -> list[docker_layer.Bind]:
+    """The way out and the keys: the forwarder's folder, the egress socket's folder and the secrets file,
+    made under ``scratch`` and bound where ``layout`` says (every agent container, and the preflight's)."""
+    runtime = scratch / "runtime"
+    runtime.mkdir()
+    shutil.copy(FORWARDER, runtime / "forwarder.py")
+    egress_dir = scratch / "egress"
+    egress_dir.mkdir()
+    egress_dir.chmod(0o755)
+    secrets_dir = scratch / "secrets"
+    secrets_dir.mkdir(mode=0o700)
+    if os.getuid() == 0:
+        os.chown(secrets_dir, uid, gid)
+    return [docker_layer.Bind(runtime, layout.RUNTIME),
+            docker_layer.Bind(egress_dir, layout.EGRESS_DIR),  # read-only: connecting to a socket writes nothing
+            docker_layer.Bind(_write_secrets(secrets_dir, secrets, uid, gid), layout.SECRETS_FILE)]
+
+
 def neutral_source(source: Path, mounts: Path, index: int) -> Path:
     """A copy of ``source`` under the scratch folder, so a mount's source names nothing of the host's
     layout (``/proc/self/mountinfo`` shows it): hard links (a file, or a folder's files), else a copy
@@ -140,7 +162,7 @@ def neutral_source(source: Path, mounts: Path, index: int) -> Path:
     return target
 
 
-def _agent_script(agent_command: list[str]) -> list[str]:
+def agent_script(agent_command: list[str]) -> list[str]:
     """The agent's command wrapped: first in line for the OOM killer, secrets sourced from the mounted
     file, proxy set; when the agent's process ends, every other process of its user is killed at once
     (a child holding the output stream open writes nothing after the agent's exit)."""
@@ -220,26 +242,9 @@ def prepare_box(ctx: RunContext, spec: RunSpec, agent: Agent, scratch: Path, rol
             os.chmod(os.path.join(folder, entry), 0o644)
     seed.chmod(0o755)
 
-    runtime = scratch / "runtime"
-    runtime.mkdir()
     data_root = workspaces.data_root(ctx.data_dir, spec.schema)  # prepared once, at the campaign's start
     plan = workspaces.plan_for(task, ctx.data_dir, spec.schema)
-    shutil.copy(FORWARDER, runtime / "forwarder.py")
-    egress_dir = scratch / "egress"
-    egress_dir.mkdir()
-    egress_dir.chmod(0o755)
-    secrets_dir = scratch / "secrets"
-    secrets_dir.mkdir(mode=0o700)
-    if os.getuid() == 0:
-        os.chown(secrets_dir, uid, gid)
-    secrets_file = _write_secrets(secrets_dir, ctx.secrets, uid, gid)
-
-    binds = [
-        docker_layer.Bind(seed, layout.SEED),
-        docker_layer.Bind(runtime, layout.RUNTIME),
-        docker_layer.Bind(egress_dir, layout.EGRESS_DIR),  # read-only: connecting to a socket writes nothing
-        docker_layer.Bind(secrets_file, layout.SECRETS_FILE),
-    ]
+    binds = [docker_layer.Bind(seed, layout.SEED), *door(scratch, ctx.secrets, uid, gid)]
     outside = list(workspaces.mounts(plan, data_root)) + list(agent.mounts(options))
     if metered(ctx, agent):
         assert ctx.metering_ca is not None
@@ -256,9 +261,7 @@ def prepare_box(ctx: RunContext, spec: RunSpec, agent: Agent, scratch: Path, rol
 
     labels = {**docker_layer.campaign_labels(ctx.campaign_id, ctx.campaign_dir, role), docker_layer.LABEL_RUN: spec.key,
               docker_layer.LABEL_ATTEMPT: str(attempt_number)}
-    forwarder = ["python3", f"{layout.RUNTIME}/forwarder.py", "--listen", f"127.0.0.1:{layout.PROXY_PORT}",
-                 "--socket", layout.EGRESS_SOCKET, "--ready", READY_FILE]
-    return ContainerSpec(image=ctx.image, name=name, labels=labels, binds=binds, command=forwarder,
+    return ContainerSpec(image=ctx.image, name=name, labels=labels, binds=binds, command=FORWARDER_COMMAND,
                          limits=ctx.limits, environment={"HOME": layout.HOME, "TMPDIR": layout.TMP,
                                                          "LANG": "C.UTF-8", "TZ": "UTC",
                                                          "PYTHONHASHSEED": "0"})
@@ -267,6 +270,14 @@ def prepare_box(ctx: RunContext, spec: RunSpec, agent: Agent, scratch: Path, rol
 def metered(ctx: RunContext, agent: Agent) -> bool:
     """Whether the attempt's model traffic is read on the wire: a real CLI, and a campaign CA to do it."""
     return ctx.metering_ca is not None and agent.calls_models
+
+
+def metering_for(ca: MeteringCA, agent: Agent, options: Mapping[str, str], log: metering.MeterLog) -> Metering:
+    """How the proxy reads this agent's tunnels: the campaign CA toward the CLI, the system's CAs (and the
+    agent's ``ca_cert``) toward the provider, every exchange into ``log``."""
+    upstream_ca = getattr(agent, "upstream_ca", None)
+    return Metering(ca, upstream_context(upstream_ca(options) if callable(upstream_ca) else None),
+                    Meter(record=log.record, refusal=log.refusal))
 
 
 def _meter_log(ctx: RunContext, spec: RunSpec, agent: Agent, attempt: Path) -> metering.MeterLog:
@@ -305,9 +316,7 @@ def _attempt_body(ctx: RunContext, spec: RunSpec, agent: Agent, attempt: Path, r
     if metered(ctx, agent):
         assert ctx.metering_ca is not None
         wire = _meter_log(ctx, spec, agent, attempt)
-        upstream_ca = getattr(agent, "upstream_ca", None)
-        reading = Metering(ctx.metering_ca, upstream_context(upstream_ca(options) if callable(upstream_ca) else None),
-                           Meter(record=wire.record, refusal=wire.refusal))
+        reading = metering_for(ctx.metering_ca, agent, options, wire)
     with EgressProxy(egress_dir / Path(layout.EGRESS_SOCKET).name, ctx.policy, egress_log, metering=reading), \
             docker_layer.AgentContainer(ctx.engine, box_spec) as box:
         box.start()
@@ -318,7 +327,7 @@ def _attempt_body(ctx: RunContext, spec: RunSpec, agent: Agent, attempt: Path, r
             raise M4AgentError(f"workspace setup {why} (see setup.log)")
         context = AgentContext(instruction_file=f"{layout.WORKSPACE}/{layout.INSTRUCTION_NAME}",
                                instruction=instruction, model=spec.model, options=options)
-        ran = box.exec(_agent_script(agent.command(context)), limits.agent_seconds,
+        ran = box.exec(agent_script(agent.command(context)), limits.agent_seconds,
                        log=attempt / "trace.log", environment={"M4AGENT_INSTRUCTION": context.instruction_file},
                        stop_agent_on_timeout=True)
         record.phases["agent"] = round(ran.seconds, 3)

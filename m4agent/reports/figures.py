@@ -183,6 +183,30 @@ def distributions(report: dict[str, Any], agent: str, schema: str, folder: Path)
                  "Each valid run's reward; boxes: quartiles and median.")
 
 
+def departures(report: dict[str, Any], folder: Path) -> Figure | None:
+    """Runs each convention reading explains best, one bar per agent and condition (``m4agent explain``)."""
+    rows = [r for r in report.get("departures", []) if r["runs_with_mismatches"] and r["runs_best"]]
+    if not rows:
+        return None
+    plt = _pyplot()
+    readings = sorted({r["label"] or r["reading"] for r in rows})
+    groups = sorted({(r["agent"], r["condition"]) for r in rows},
+                    key=lambda g: (g[0], CONDITION_ORDER.index(g[1]) if g[1] in CONDITION_ORDER else 9, g[1]))
+    height = 0.8 / len(groups)
+    fig, ax = plt.subplots(figsize=(8, 0.6 + 0.5 * len(readings) * max(1, len(groups) / 2)))
+    for index, (agent, condition) in enumerate(groups):
+        counts = {r["label"] or r["reading"]: r["runs_best"] for r in rows
+                  if (r["agent"], r["condition"]) == (agent, condition)}
+        ax.barh([y + index * height for y in range(len(readings))], [counts.get(name, 0) for name in readings],
+                height=height, label=f"{agent} {condition}")
+    ax.set_yticks([y + 0.4 - height / 2 for y in range(len(readings))], readings)
+    ax.set_xlabel("runs it explains best")
+    ax.legend(fontsize=8)
+    return _save(fig, folder, "departures", "Conventions the runs departed from",
+                 "Runs whose mismatches each alternative reading of a documented convention explains best, per "
+                 "agent and condition (m4agent explain; docs/explain.md).")
+
+
 def write_figures(report: dict[str, Any], folder: Path) -> list[Figure]:
     folder.mkdir(parents=True, exist_ok=True)
     made: list[Figure | None] = [forest(report, c, folder) for c in primary(report) if c["per_task"]]
@@ -193,4 +217,5 @@ def write_figures(report: dict[str, Any], folder: Path) -> list[Figure]:
         made.append(distributions(report, agent, schema, folder))
     for agent, condition in sorted({(c["agent"], c["condition"]) for c in report["cells"]}):
         made.append(slopes(report, agent, condition, folder))
+    made.append(departures(report, folder))
     return [f for f in made if f is not None]

@@ -74,8 +74,20 @@ def build(paths: Sequence[Path], params: Parameters | None = None, tasks_dir: Pa
                                (estimands.NO_SKILL, estimands.WITH_SKILL)),
                               key=lambda c: c["sum_extra_keys"], reverse=True)[:5],
         "runs": [_run_row(run) for run in sorted(loaded.runs, key=lambda r: r.key)],
+        "departures": _departures(loaded),
     }
     return _clean(report)
+
+
+def _departures(loaded: sources.Loaded) -> list[dict[str, Any]]:
+    """Which conventions the runs departed from, per agent and condition: the campaigns' saved diagnoses
+    (``m4agent explain``, ``explain.json``) of the runs this report counts; empty when none was made."""
+    from m4agent import explain
+
+    counted = {run.run_id for run in loaded.runs if run.valid}
+    saved = [record for source in loaded.sources if source["kind"] == sources.SOURCE_CAMPAIGN
+             for key, record in explain.saved(Path(source["path"])).items() if key in counted]
+    return explain.departures_by_condition(saved)
 
 
 def _run_row(run: sources.RunRecord) -> dict[str, Any]:

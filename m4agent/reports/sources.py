@@ -31,6 +31,7 @@ from typing import Any
 
 from m4agent.errors import M4AgentError
 from m4agent.harness import discovery, records
+from m4agent.run_folder import OUTPUT_NAME, RESULT_FILE, RUN_FILE, RUNS_DIR, read_json
 
 SOURCE_CAMPAIGN = "m4agent-campaign"
 SOURCE_RESULTS = "m4bench-results"
@@ -262,7 +263,7 @@ def load_results_folders(folders: Sequence[Path]) -> list[RunRecord]:
     runs sharing a key the latest timestamp wins."""
     latest: dict[tuple[str, str, str, str, str, int], tuple[str, RunRecord]] = {}
     for folder in folders:
-        path = folder / records.RESULT_FILE
+        path = folder / RESULT_FILE
         try:
             data = json.loads(path.read_text())
         except (OSError, json.JSONDecodeError) as exc:
@@ -315,7 +316,7 @@ def load_campaign(found: discovery.CampaignRuns) -> Loaded:
     from m4agent.reports import nmae
 
     campaign_dir, specs = found.folder, found.specs
-    meta = records.read_json(campaign_dir / campaign.CAMPAIGN_FILE)
+    meta = read_json(campaign_dir / campaign.CAMPAIGN_FILE)
     tasks_dir = Path(meta["tasks_dir"]) if meta.get("tasks_dir") else None
     planned_keys = {spec.key for spec in campaign.planned_runs(campaign_dir)}
     truth = nmae.TruthColumns(campaign_dir / ".truth", tasks_dir)
@@ -326,18 +327,18 @@ def load_campaign(found: discovery.CampaignRuns) -> Loaded:
         record = RunRecord(task=spec.task, condition=spec.condition, schema=spec.schema, agent=spec.agent,
                            model=spec.model, trial=spec.trial, run_id=spec.key, source=SOURCE_CAMPAIGN,
                            outcome="missing", attempt_outcomes=[a.outcome.value for a in ended])
-        result_path = folder / records.RESULT_FILE
+        result_path = folder / RESULT_FILE
         if result_path.exists():
-            _fill_from_result(record, records.read_json(result_path))
-            if record.outcome == "scored" or (folder / "output.csv").is_file():
-                record.nmae, record.nmae_columns = truth.run_nmae(spec.task, folder / "output.csv")
+            _fill_from_result(record, read_json(result_path))
+            if record.outcome == "scored" or (folder / OUTPUT_NAME).is_file():
+                record.nmae, record.nmae_columns = truth.run_nmae(spec.task, folder / OUTPUT_NAME)
         elif ended and all(a.outcome.retryable for a in ended):
             record.outcome = ended[-1].outcome.value
         runs.append(record)
     unexpected = []
-    runs_root = campaign_dir / records.RUNS_DIR
+    runs_root = campaign_dir / RUNS_DIR
     if found.whole and runs_root.is_dir():
-        for run_json in sorted(runs_root.glob(f"*/*/{records.RUN_FILE}")):
+        for run_json in sorted(runs_root.glob(f"*/*/{RUN_FILE}")):
             if run_json.parent.name not in planned_keys:
                 unexpected.append(str(run_json.parent.relative_to(campaign_dir)))
     _annotate(runs, tasks_dir)
@@ -376,7 +377,7 @@ def _fill_from_result(record: RunRecord, result: dict[str, Any]) -> None:
 def _read_folder(path: Path) -> list[tuple[str, str, Loaded]]:
     """The sources in a folder (discovery's rule): each campaign it is, lies in or holds, and the
     M4Bench result.json files of its other folders; (kind, path, runs) each."""
-    found = discovery.find(path, (records.RESULT_FILE,))
+    found = discovery.find(path, (RESULT_FILE,))
     read = [(SOURCE_CAMPAIGN, str(c.folder), load_campaign(c)) for c in found.campaigns]
     results = load_results_folders(found.plain)
     if results:

@@ -205,6 +205,18 @@ def validity_tables(report: dict[str, Any]) -> list[Table]:
     return out
 
 
+def departures(report: dict[str, Any]) -> Table:
+    """Which conventions the runs departed from, per agent and condition (``m4agent explain``)."""
+    rows = [[r["agent"], r["condition"], r["label"] or r["reading"], str(r["runs_best"]), str(r["runs_explained"]),
+             f"{r['runs_with_mismatches']} of {r['runs']}"] for r in report.get("departures", [])]
+    return Table("departures", "Conventions the runs departed from (m4agent explain)",
+                 ["agent", "condition", "reading", "runs it explains best", "runs it explains",
+                  "runs with mismatches"], rows,
+                 "Each run's output graded against its reference under every alternative reading of a documented "
+                 "convention (docs/explain.md). Do skills remove exactly the departures they document? Compare a "
+                 "reading's runs across conditions.")
+
+
 def primary(report: dict[str, Any]) -> list[dict[str, Any]]:
     """The comparisons shown in full: no-skill against with-skill, per agent and schema (else the first)."""
     found = [c for c in report["comparisons"] if c["baseline"] == "no-skill" and c["treatment"] == "with-skill"
@@ -216,7 +228,8 @@ def all_tables(report: dict[str, Any]) -> list[Table]:
     tables = [headline(report)]
     for comparison in primary(report):
         tables += [per_model(comparison), family(comparison), modes(comparison), per_task(comparison)]
-    tables += [conditions(report), controls(report), worst_cells(report), *validity_tables(report)]
+    tables += [conditions(report), departures(report), controls(report), worst_cells(report),
+               *validity_tables(report)]
     return [t for t in tables if t.rows]
 
 
@@ -252,7 +265,7 @@ def _write_csv(path: Path, rows: Iterable[dict[str, Any]]) -> Path:
 
 
 def write_csv_tables(report: dict[str, Any], out: Path) -> list[Path]:
-    """runs.csv, cells.csv, comparisons.csv, task_deltas.csv, controls.csv, conditions.csv."""
+    """runs.csv, cells.csv, comparisons.csv, task_deltas.csv, controls.csv, conditions.csv, departures.csv."""
     flat = []
     deltas = []
     for c in report["comparisons"]:
@@ -264,4 +277,5 @@ def write_csv_tables(report: dict[str, Any], out: Path) -> list[Path]:
     return [_write_csv(out / "runs.csv", report.get("runs", [])), _write_csv(out / "cells.csv", report["cells"]),
             _write_csv(out / "comparisons.csv", flat), _write_csv(out / "task_deltas.csv", deltas),
             _write_csv(out / "controls.csv", report["control_rows"]),
-            _write_csv(out / "conditions.csv", report["conditions"])]
+            _write_csv(out / "conditions.csv", report["conditions"]),
+            _write_csv(out / "departures.csv", report.get("departures", []))]

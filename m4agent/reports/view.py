@@ -8,7 +8,7 @@ instruction, each step of its trajectory (``trajectory``: the commands and SQL t
 agent ran, what they printed, tokens per step), the egress decisions, the ledger, and
 the output against the reference, row by row, with every mismatching cell marked
 (class ``mismatch``): the runs are graded again, in one call, with grading's verdict on
-each cell kept (``grade.cell_verdicts``), against the references of the data directory
+each cell kept (``cells.cell_verdicts``), against the references of the data directory
 the campaign ran on; the grade itself is the run's ``result.json``. The pages are self-contained (inline CSS,
 a few lines of script that count the marks) and open from disk in any browser.
 """
@@ -25,9 +25,10 @@ import typer
 from m4agent.errors import M4AgentError
 from m4agent.harness import campaign, discovery, records, trajectory
 from m4agent.harness.agents import get_agent
+from m4agent.run_folder import ATTEMPTS_DIR, OUTPUT_NAME, RESULT_FILE, RUN_FILE, read_json
 
 if TYPE_CHECKING:
-    from m4agent.grading.grade import CellVerdicts
+    from m4agent.grading.cells import CellVerdicts
 
 MAX_ROWS = 300  # rows of the output table (mismatching rows first)
 MARKS = {"match": "ok", "mismatch": "mismatch", "missing": "missing"}  # a cell's verdict -> its class
@@ -65,7 +66,7 @@ def _page(title: str, body: str) -> str:
 def _final_attempt(run_folder: Path, result: dict[str, Any] | None) -> Path | None:
     folders = records.attempt_folders(run_folder)
     if result and result.get("attempt"):
-        wanted = run_folder / records.ATTEMPTS_DIR / f"{int(result['attempt']):04d}"
+        wanted = run_folder / ATTEMPTS_DIR / f"{int(result['attempt']):04d}"
         if wanted.is_dir():
             return wanted
     return folders[-1] if folders else None
@@ -77,13 +78,13 @@ def _task(run_folder: Path, name: str) -> Any:
     campaign_dir = discovery.campaign_of(run_folder)
     tasks_dir = TASKS_DIR
     if campaign_dir is not None:
-        tasks_dir = Path(records.read_json(campaign_dir / campaign.CAMPAIGN_FILE).get("tasks_dir", TASKS_DIR))
+        tasks_dir = Path(read_json(campaign_dir / campaign.CAMPAIGN_FILE).get("tasks_dir", TASKS_DIR))
     return all_tasks(tasks_dir).get(name)
 
 
 def output_table(cells: CellVerdicts | None, result: dict[str, Any]) -> str:
     """The output against the reference, one row per reference row, each cell marked with grading's
-    verdict on it (``grade.cell_verdicts``): mismatching rows first."""
+    verdict on it (``cells.cell_verdicts``): mismatching rows first."""
     if cells is None or not cells.rows:
         reasons = "; ".join(result.get("errors") or []) or "grading compared no rows"
         return f"<p>The output cannot be compared: {_e(reasons)}</p>"
@@ -111,25 +112,25 @@ def output_table(cells: CellVerdicts | None, result: dict[str, Any]) -> str:
 
 def _output_of(run_folder: Path) -> Path | None:
     """The final attempt's output.csv (the one graded), if there is one."""
-    spec_result = run_folder / records.RESULT_FILE
-    result = records.read_json(spec_result) if spec_result.exists() else None
+    spec_result = run_folder / RESULT_FILE
+    result = read_json(spec_result) if spec_result.exists() else None
     attempt = _final_attempt(run_folder, result)
-    output = attempt / "output.csv" if attempt else None
+    output = attempt / OUTPUT_NAME if attempt else None
     return output if output is not None and output.is_file() and not output.is_symlink() else None
 
 
 def comparisons(run_folders: list[Path]) -> dict[Path, str]:
     """Each run's output against its reference, as HTML: the runs of one campaign are graded in one
     call with every cell's verdict (against the references of the campaign's data directory)."""
-    from m4agent.grading.grade import cell_verdicts
+    from m4agent.grading.cells import cell_verdicts
     from m4agent.grading.loader import Run
 
     shown: dict[Path, str] = {}
     by_data_dir: dict[Path, list[tuple[Path, Run]]] = {}
     for folder in run_folders:
-        spec = records.read_json(folder / records.RUN_FILE)
+        spec = read_json(folder / RUN_FILE)
         campaign_dir = discovery.campaign_of(folder)
-        data_dir = records.read_json(campaign_dir / campaign.CAMPAIGN_FILE).get("data_dir") if campaign_dir \
+        data_dir = read_json(campaign_dir / campaign.CAMPAIGN_FILE).get("data_dir") if campaign_dir \
             else None
         task = _task(folder, spec["task"])
         output = _output_of(folder)
@@ -206,12 +207,33 @@ def _egress_html(traj: dict[str, Any]) -> str:
     return "".join(parts)
 
 
+def _diagnosis_html(run_folder: Path, key: str) -> str:
+    """The run's diagnosis from its campaign's ``explain.json`` (``m4agent explain``), or how to get one."""
+    from m4agent.explain import saved
+
+    campaign_dir = discovery.campaign_of(run_folder)
+    record = saved(campaign_dir).get(key) if campaign_dir is not None else None
+    if record is None:
+        return "<p>Not diagnosed: run <code>m4agent explain</code> on the campaign folder.</p>"
+    rows = "".join(
+        f"<tr class='{'explains' if r.get('explains') else ''}'><td>{_e(r.get('label'))}</td>"
+        f"<td>{_e(r.get('convention'))}</td><td>{_e((r.get('fit') or {}).get('agreeing_rows'))}/"
+        f"{_e((r.get('fit') or {}).get('counted_rows'))}</td><td>{_e(r.get('rows_changed'))}</td>"
+        f"<td>{_e(r.get('rows_explained'))}</td><td>{'yes' if r.get('explains') else ''}</td></tr>"
+        for r in record.get("readings", []))
+    documented = record.get("documented") or {}
+    table = ("<table><tr><th>reading</th><th>convention</th><th>rows agreeing under it</th><th>rows it changes"
+             "</th><th>rows it explains</th><th>explains</th></tr>" + rows + "</table>") if rows else ""
+    return (f"<p class='diagnosis'>{_e(record.get('summary'))}</p><p>Under the documented reading "
+            f"{_e(documented.get('agreeing_rows'))}/{_e(documented.get('counted_rows'))} rows agree.</p>{table}")
+
+
 def run_section(run_folder: Path, compared: str) -> tuple[str, dict[str, Any]]:
     """One run's HTML section, with ``compared`` (its output against the reference, ``comparisons``),
     and its summary (for the index); writes the run's ``trajectory.json``."""
-    spec = records.read_json(run_folder / records.RUN_FILE)
-    result_path = run_folder / records.RESULT_FILE
-    result = records.read_json(result_path) if result_path.exists() else None
+    spec = read_json(run_folder / RUN_FILE)
+    result_path = run_folder / RESULT_FILE
+    result = read_json(result_path) if result_path.exists() else None
     attempt = _final_attempt(run_folder, result)
     try:
         agent: Any = get_agent(spec["agent"])
@@ -233,6 +255,7 @@ def run_section(run_folder: Path, compared: str) -> tuple[str, dict[str, Any]]:
     body = (head + "<h2>Instruction</h2><pre>" + _e(instruction.read_text() if instruction.exists() else "") + "</pre>"
             + "<h2>Tokens and cost</h2>" + _ledger_html(traj.get("ledger"))
             + "<h2>Output against the reference</h2>" + compared
+            + "<h2>Why it missed: conventions (m4agent explain)</h2>" + _diagnosis_html(run_folder, spec["key"])
             + "<h2>Steps</h2>" + _steps_html(traj) + "<h2>Egress</h2>" + _egress_html(traj))
     return f"<section>{body}</section>", summary
 

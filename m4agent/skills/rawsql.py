@@ -25,6 +25,7 @@ from m4agent.paths import PROJECT_ROOT
 from m4agent.registry import Task
 
 REFERENCE_DIR = PROJECT_ROOT / "models" / "marts" / "reference"
+REFERENCE_MACROS = PROJECT_ROOT / "macros" / "references"
 _RELATION = re.compile(r'"[A-Za-z0-9_]+"\."([A-Za-z0-9_]+)"\."([A-Za-z0-9_]+)"')
 _STAGING = re.compile(r"^stg_([a-z0-9]+_[a-z0-9]+)__([a-z0-9_]+)$")
 _NARROW_EVENTS = re.compile(r"^int_mimiciv_events__([a-z]+)_used$")
@@ -35,8 +36,12 @@ _FENCE_OPEN = "```sql\n"
 
 
 def model_sha256(model: str) -> str:
-    """sha256 of the reference model's SQL file (what the compiled SQL was rendered from)."""
-    return hashlib.sha256((REFERENCE_DIR / f"{model}.sql").read_bytes()).hexdigest()
+    """sha256 of the reference model's SQL file (what the compiled SQL was rendered from), and of the
+    macro holding its SQL when the model calls one (macros/references: a reference with declared
+    conventions, m4agent.conventions)."""
+    source = (REFERENCE_DIR / f"{model}.sql").read_bytes()
+    macro = REFERENCE_MACROS / f"m4_reference_{model.removeprefix('ref_')}.sql"
+    return hashlib.sha256(source + (macro.read_bytes() if macro.is_file() else b"")).hexdigest()
 
 
 def agent_relation_names(sql: str) -> str:

@@ -18,3 +18,23 @@
     {%- for name in names %}{% do relations.update({name: ref(name)}) %}{% endfor -%}
     {{ return(relations) }}
 {% endmacro %}
+
+
+{#-
+  The built relation of a model a task is graded against: a reference of m4_reference_relations, or one
+  of its variants (`<reference>__<convention>__<reading>`, models/marts/reference_variants; `m4agent
+  explain` grades outputs against them). A variant is looked up by name beside its reference, not
+  through ref(): its model is enabled only when variants are built (var m4_variants, docs/explain.md).
+  none when the model is not built or names no reference.
+-#}
+{% macro m4_graded_relation(model, references) %}
+    {%- if model in references %}
+        {{- return(load_relation(references[model])) }}
+    {%- endif %}
+    {%- set reference = model.split('__')[0] %}
+    {%- if reference not in references or model.count('__') != 2 %}
+        {{- return(none) }}
+    {%- endif %}
+    {%- set beside = references[reference] %}
+    {{- return(adapter.get_relation(database=beside.database, schema=beside.schema, identifier=model)) }}
+{% endmacro %}

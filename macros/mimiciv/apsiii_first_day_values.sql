@@ -24,12 +24,7 @@ WITH icustays AS (
 
 invasive_ventilation AS (
 
-    SELECT
-        stay_id,
-        starttime,
-        endtime
-    FROM {{ ref('int_mimiciv_treatment__ventilation') }}
-    WHERE ventilation_status = 'InvasiveVent'
+    {{ invasive_ventilation_episodes() }}
 
 ),
 
@@ -50,8 +45,7 @@ stay_arterial_gases AS (
             FROM invasive_ventilation
             WHERE
                 invasive_ventilation.stay_id = icustays.stay_id
-                AND bg.charttime >= invasive_ventilation.starttime
-                AND bg.charttime <= invasive_ventilation.endtime
+                AND {{ during_invasive_ventilation('bg.charttime', 'invasive_ventilation') }}
         ) AS is_ventilated
     FROM {{ ref('int_mimiciv_measurement__bg') }} AS bg
     INNER JOIN icustays

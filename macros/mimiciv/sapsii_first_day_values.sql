@@ -101,12 +101,7 @@ comorbidities AS (
 
 invasive_ventilation AS (
 
-    SELECT
-        stay_id,
-        starttime,
-        endtime
-    FROM {{ ref('int_mimiciv_treatment__ventilation') }}
-    WHERE ventilation_status = 'InvasiveVent'
+    {{ invasive_ventilation_episodes() }}
 
 ),
 
@@ -128,8 +123,7 @@ first_day_arterial_gases AS (
         AND bg.charttime <= first_day_windows.endtime
     LEFT JOIN invasive_ventilation
         ON first_day_windows.stay_id = invasive_ventilation.stay_id
-        AND bg.charttime > invasive_ventilation.starttime
-        AND bg.charttime <= invasive_ventilation.endtime
+        AND {{ during_invasive_ventilation('bg.charttime', 'invasive_ventilation', start_inclusive=false) }}
     LEFT JOIN cpap_periods
         ON bg.subject_id = cpap_periods.subject_id
         AND bg.charttime > cpap_periods.starttime

@@ -13,12 +13,15 @@
   suspicion-infection reference; they differ only in two tie-breaks, the arguments:
   - antibiotic_order: the ORDER BY of the ab_id numbering (mimic-code sorts by route
     after the drug name; M4Bench's ground truth does not);
-  - culture_order: the ORDER BY choosing the first culture of an antibiotic.
+  - culture_order: the ORDER BY choosing the first culture of an antibiotic;
+  - before_hours, after_hours: how long before and after the antibiotic a culture pairs with it
+    (72 and 24; a culture with only a date: as many whole days), which the reference's variants
+    read otherwise (docs/explain.md).
   Columns: subject_id, stay_id, hadm_id, ab_id, antibiotic, antibiotic_time,
   suspected_infection, suspected_infection_time, culture_time, specimen,
   positive_culture.
 -#}
-{% macro suspicion_of_infection(antibiotic_order, culture_order) %}
+{% macro suspicion_of_infection(antibiotic_order, culture_order, before_hours=72, after_hours=24) %}
 WITH antibiotics AS (
 
     SELECT
@@ -93,9 +96,9 @@ cultures_{{ side }}_antibiotic AS (
             ab.subject_id = me.subject_id
             {%- if side == 'before' %}
             AND ab.antibiotic_time > me.charttime
-            AND ab.antibiotic_time <= {{ dbt.dateadd('hour', 72, 'me.charttime') }}
+            AND ab.antibiotic_time <= {{ dbt.dateadd('hour', before_hours, 'me.charttime') }}
             {%- else %}
-            AND ab.antibiotic_time >= {{ dbt.dateadd('hour', -24, 'me.charttime') }}
+            AND ab.antibiotic_time >= {{ dbt.dateadd('hour', -after_hours, 'me.charttime') }}
             AND ab.antibiotic_time < me.charttime
             {%- endif %}
     UNION ALL
@@ -114,9 +117,9 @@ cultures_{{ side }}_antibiotic AS (
             ab.subject_id = me.subject_id
             {%- if side == 'before' %}
             AND ab.antibiotic_date >= me.chartdate
-            AND ab.antibiotic_date <= {{ dbt.dateadd('day', 3, 'me.chartdate') }}
+            AND ab.antibiotic_date <= {{ dbt.dateadd('day', before_hours // 24, 'me.chartdate') }}
             {%- else %}
-            AND ab.antibiotic_date >= {{ dbt.dateadd('day', -1, 'me.chartdate') }}
+            AND ab.antibiotic_date >= {{ dbt.dateadd('day', -(after_hours // 24), 'me.chartdate') }}
             AND ab.antibiotic_date <= me.chartdate
             {%- endif %}
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from m4agent.harness import campaign, records
 from m4agent.model_server import ScriptedModelServer, make_certificates, parse_script
+from m4agent.run_folder import RESULT_FILE, read_json
 from support.harness import write_matrix
 
 TASK = "mimic-sofa-24h"
@@ -56,8 +57,8 @@ class DryRun:
         return records.attempts(self.run_folder())
 
     def result(self) -> dict[str, Any] | None:
-        path = self.run_folder() / records.RESULT_FILE
-        return records.read_json(path) if path.exists() else None
+        path = self.run_folder() / RESULT_FILE
+        return read_json(path) if path.exists() else None
 
 
 def dry_run(tmp: Path, data_dir: Path, *, agent: str, hosts: list[str], script: dict[str, Any],

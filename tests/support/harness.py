@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from m4agent.harness import campaign, records
+from m4agent.run_folder import RESULT_FILE, read_json
 
 PATIENTS = 30
 SEED = 7
@@ -76,16 +77,16 @@ options = {{ script = "{script}" }}
 
 
 def campaign_id(campaign_dir: Path) -> str:
-    return records.read_json(campaign_dir / campaign.CAMPAIGN_FILE)["id"]
+    return read_json(campaign_dir / campaign.CAMPAIGN_FILE)["id"]
 
 
 def results(campaign_dir: Path) -> dict[str, dict[str, Any]]:
     """Every run's result.json by key."""
     found = {}
     for spec in campaign.planned_runs(campaign_dir):
-        path = records.run_folder(campaign_dir, spec) / records.RESULT_FILE
+        path = records.run_folder(campaign_dir, spec) / RESULT_FILE
         if path.exists():
-            found[spec.key] = records.read_json(path)
+            found[spec.key] = read_json(path)
     return found
 
 

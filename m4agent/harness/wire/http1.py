@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 MAX_HEAD_BYTES = 64 * 1024
 MAX_LINE_BYTES = 4 * 1024  # a chunk-size line or a trailer line
 CAPTURE_BYTES = 16 * 1024 * 1024  # per body kept for the meter; the rest is relayed, not kept
+CAPTURE_POOL_BYTES = 64 * 1024 * 1024  # all bodies of one proxy kept at once (64 connections could ask 1 GiB)
 _PIECE = 64 * 1024
 
 
@@ -55,11 +56,23 @@ class Head:
         return Head(self.first, kept + (((name.title(), value),) if value is not None else ()))
 
 
+class CapturePool:
+    """The bytes every request capture of one proxy may hold at once: the agent opens up to 64
+    connections, and bodies it sends in all of them at the same time must not take the harness's
+    memory. Answers are the provider's bytes, kept per body only, so the agent cannot starve the
+    meter's view of them."""
+
+    def __init__(self, limit: int = CAPTURE_POOL_BYTES) -> None:
+        self.free = limit
+
+
 @dataclass
 class Capture:
-    """A bounded copy of a body: the first ``limit`` bytes, and whether more went by."""
+    """A bounded copy of a body: the first ``limit`` bytes (fewer when the pool runs dry), and whether
+    more went by. ``release`` gives its bytes back to the pool once the exchange is read."""
 
     limit: int = CAPTURE_BYTES
+    pool: CapturePool | None = None
     data: bytearray = field(default_factory=bytearray)
     truncated: bool = False
     total: int = 0
@@ -67,11 +80,19 @@ class Capture:
     def add(self, piece: bytes) -> None:
         self.total += len(piece)
         room = self.limit - len(self.data)
-        if room >= len(piece):
-            self.data += piece
-        else:
-            self.data += piece[:max(room, 0)]
+        if self.pool is not None:
+            room = min(room, self.pool.free)
+        taken = piece[:max(room, 0)]
+        self.data += taken
+        if self.pool is not None:
+            self.pool.free -= len(taken)
+        if len(taken) < len(piece):
             self.truncated = True
+
+    def release(self) -> None:
+        if self.pool is not None:
+            self.pool.free += len(self.data)
+        self.data = bytearray()
 
 
 async def read_head(reader: asyncio.StreamReader, timeout: float) -> bytes | None:

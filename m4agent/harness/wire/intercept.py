@@ -19,7 +19,9 @@ What the proxy answers itself, without forwarding:
 Both are recorded as exchanges answered ``by_proxy``. A request that is not HTTP/1.1 as
 RFC 9112 frames it ends the tunnel (``AgentFramingError``: the proxy cannot read what
 it asked for, so the caller fails closed); an answer that is not ends the exchange with
-no status (``no_answer``), which is the provider's side, never the agent's.
+no status (``no_answer``), which is the provider's side. An answer cut because the CLI's
+side closed is recorded with ``agent_closed``: the agent cut it, so it is never a provider
+failure (else an agent could turn a losing attempt into a retried one by closing mid-stream).
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ from dataclasses import dataclass
 
 from m4agent.harness.wire import http1
 from m4agent.harness.wire.exchange import Exchange
+
+AGENT_CLOSED = "agent closed mid-answer"
 
 
 class AgentFramingError(Exception):
@@ -86,7 +90,7 @@ def _budget_answer(reason: str) -> bytes:
 
 async def serve(client: tuple[asyncio.StreamReader, asyncio.StreamWriter],
                 upstream: tuple[asyncio.StreamReader, asyncio.StreamWriter], host: str, meter: Meter,
-                tally: Tally, *, idle_timeout: float) -> str:
+                tally: Tally, *, idle_timeout: float, pool: http1.CapturePool | None = None) -> str:
     """Relay exchanges until either side ends; returns why the tunnel ended (for its close line).
 
     Raises ``AgentFramingError`` when the agent's side breaks HTTP/1.1 framing."""
@@ -114,7 +118,7 @@ async def serve(client: tuple[asyncio.StreamReader, asyncio.StreamWriter],
             await _answer_locally(writer, UPGRADE_REFUSED, meter, tally,
                                   _exchange(host, head, path, query, b"", 426), started, wall)
             continue
-        request_body = http1.Capture()
+        request_body = http1.Capture(pool=pool)
         reason = meter.refusal(_exchange(host, head, path, query, b"", None))
         if reason is not None:  # the body is read and dropped, then the proxy answers
             try:
@@ -124,6 +128,7 @@ async def serve(client: tuple[asyncio.StreamReader, asyncio.StreamWriter],
             tally.bytes_up += request_body.total
             await _answer_locally(writer, _budget_answer(reason), meter, tally,
                                   _exchange(host, head, path, query, request_body, 402), started, wall)
+            request_body.release()
             continue
         up_writer.write(head.replacing("accept-encoding", "identity").encode())
         try:
@@ -132,9 +137,12 @@ async def serve(client: tuple[asyncio.StreamReader, asyncio.StreamWriter],
         except (http1.FramingError, TimeoutError) as exc:
             raise AgentFramingError(f"request body: {exc}") from None
         tally.bytes_up += request_body.total
-        exchange, why = await _answer(up_reader, writer, host, head, path, query, request_body, tally,
-                                      idle_timeout)
-        _record(meter, tally, exchange, started, wall, by_proxy=False)
+        try:
+            exchange, why = await _answer(up_reader, writer, host, head, path, query, request_body, tally,
+                                          idle_timeout)
+        finally:
+            request_body.release()
+        _record(meter, tally, exchange, started, wall, by_proxy=False, agent_closed=why == AGENT_CLOSED)
         if why is not None:
             return why
 
@@ -144,7 +152,7 @@ async def _answer(up_reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
                   idle_timeout: float) -> tuple[Exchange, str | None]:
     """Relay the provider's answer; the exchange, and why the tunnel ends after it (None: it goes on)."""
     method = head.first[0]
-    response_body = http1.Capture()
+    response_body = http1.Capture()  # the provider's bytes: never starved by what the agent sends
     response: http1.Head | None = None
     why: str | None = None
     try:
@@ -174,6 +182,8 @@ async def _answer(up_reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
         why = "reset"
     finally:
         tally.bytes_down += response_body.total
+    if why not in (None, "closed") and writer.is_closing():
+        why = AGENT_CLOSED  # the CLI's side went away mid-answer: the answer is cut by the agent, not the provider
     status = int(response.first[1]) if response is not None else None  # a cut answer keeps its status
     return _exchange(host, head, path, query, request_body, status, response, response_body), why
 
@@ -199,7 +209,8 @@ async def _answer_locally(writer: asyncio.StreamWriter, answer: bytes, meter: Me
     _record(meter, tally, exchange, started, wall, by_proxy=True)
 
 
-def _record(meter: Meter, tally: Tally, exchange: Exchange, started: float, wall: float, *, by_proxy: bool) -> None:
+def _record(meter: Meter, tally: Tally, exchange: Exchange, started: float, wall: float, *, by_proxy: bool,
+            agent_closed: bool = False) -> None:
     tally.exchanges += 1
     meter.record(exchange, {"started": wall, "duration_s": round(time.monotonic() - started, 3),
-                            "by_proxy": by_proxy})
+                            "by_proxy": by_proxy, "agent_closed": agent_closed})

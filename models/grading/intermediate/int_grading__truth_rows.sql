@@ -26,8 +26,8 @@
     "SELECT column_name, role, slot FROM " ~ task_columns
     ~ " WHERE task = '" ~ row['task'] ~ "' AND slot IS NOT NULL AND role IN ('key', 'scored') ORDER BY slot"
 ) %}
-{#- none when the task names no reference model of this project, or the model is not built -#}
-{%- set relation = load_relation(references[row['reference_model']]) if row['reference_model'] in references else none %}
+{#- none when the task names no reference model of this project (or variant of one), or it is not built -#}
+{%- set relation = m4_graded_relation(row['reference_model'], references) %}
 {%- set types = {} %}
 {%- if relation is not none %}
 {%- for column in adapter.get_columns_in_relation(relation) %}{% do types.update({column.name: column.dtype}) %}{% endfor %}

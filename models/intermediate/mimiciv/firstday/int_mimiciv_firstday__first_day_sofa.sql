@@ -70,8 +70,7 @@ first_day_pao2fio2 AS (
     LEFT JOIN {{ ref('int_mimiciv_treatment__ventilation') }} AS vd
         ON
             ie.stay_id = vd.stay_id
-            AND bg.charttime >= vd.starttime
-            AND bg.charttime <= vd.endtime
+            AND {{ during_invasive_ventilation('bg.charttime', 'vd') }}
             AND vd.ventilation_status = 'InvasiveVent'
 
 ),

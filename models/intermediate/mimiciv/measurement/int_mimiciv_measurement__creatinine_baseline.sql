@@ -60,11 +60,8 @@ baseline AS (
         lab.scr_min,
         COALESCE(ckd.ckd_flag, 0) AS ckd,
         adm.mdrd_est,
-        CASE
-            WHEN lab.scr_min <= 1.1 THEN lab.scr_min
-            WHEN ckd.ckd_flag = 1 THEN lab.scr_min
-            ELSE adm.mdrd_est
-        END AS scr_baseline
+        -- normal lowest value, else the lowest value with CKD, else the MDRD estimate
+        {{ creatinine_baseline_rule('lab.scr_min', 'ckd.ckd_flag', 'adm.mdrd_est') }} AS scr_baseline
     FROM adult_admissions AS adm
     LEFT JOIN lowest_creatinine AS lab
         ON adm.hadm_id = lab.hadm_id

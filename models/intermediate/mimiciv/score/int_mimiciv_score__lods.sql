@@ -38,12 +38,7 @@ cpap_periods AS (
 
 invasive_ventilation AS (
 
-    SELECT
-        stay_id,
-        starttime,
-        endtime
-    FROM {{ ref('int_mimiciv_treatment__ventilation') }}
-    WHERE ventilation_status = 'InvasiveVent'
+    {{ invasive_ventilation_episodes() }}
 
 ),
 
@@ -65,8 +60,7 @@ stay_gases AS (
         AND bg.charttime < icustays.outtime
     LEFT JOIN invasive_ventilation
         ON icustays.stay_id = invasive_ventilation.stay_id
-        AND bg.charttime >= invasive_ventilation.starttime
-        AND bg.charttime <= invasive_ventilation.endtime
+        AND {{ during_invasive_ventilation('bg.charttime', 'invasive_ventilation') }}
     LEFT JOIN cpap_periods
         ON icustays.stay_id = cpap_periods.stay_id
         AND bg.charttime >= cpap_periods.starttime

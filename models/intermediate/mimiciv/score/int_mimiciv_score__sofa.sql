@@ -40,12 +40,7 @@ stay_hour_zero AS (
 
 invasive_ventilation AS (
 
-    SELECT
-        stay_id,
-        starttime,
-        endtime
-    FROM {{ ref('int_mimiciv_treatment__ventilation') }}
-    WHERE ventilation_status = 'InvasiveVent'
+    {{ invasive_ventilation_episodes() }}
 
 ),
 
@@ -63,8 +58,7 @@ arterial_pao2fio2 AS (
         ON icustays.subject_id = bg.subject_id
     LEFT JOIN invasive_ventilation
         ON icustays.stay_id = invasive_ventilation.stay_id
-        AND bg.charttime >= invasive_ventilation.starttime
-        AND bg.charttime <= invasive_ventilation.endtime
+        AND {{ during_invasive_ventilation('bg.charttime', 'invasive_ventilation') }}
     WHERE bg.specimen = 'ART.'
 
 ),

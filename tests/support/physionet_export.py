@@ -4,9 +4,8 @@ The inverse of :mod:`m4agent.data.load`: MIMIC-IV tables go to ``hosp/`` and
 ``icu/``, eICU tables to flat camelCase files, each with a header line of the
 official columns in official order, timestamps as ``YYYY-MM-DD HH:MM:SS``,
 dates as ``YYYY-MM-DD``, an empty field for NULL and ``""`` for an empty
-string. Used to feed synthetic data through the real loader (round-trip test,
-loader benchmark) and to hand synthetic data to tools that expect PhysioNet
-files.
+string. Test support: it feeds synthetic data through the real loader (the
+round-trip test, the loader benchmark); the product never writes PhysioNet files.
 """
 
 from __future__ import annotations
