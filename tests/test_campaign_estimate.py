@@ -20,6 +20,7 @@ import pytest
 from support.dry_run import DryRun, dry_run, task_script
 from support.harness import cli, write_matrix
 
+from m4agent import run_folder
 from m4agent.harness import campaign, ledger, records
 
 CODEX_KEY = {"OPENAI_API_KEY": "sk-dryrun-0000"}
@@ -170,7 +171,7 @@ def test_a_count_the_provider_does_not_report_is_left_out_not_averaged_as_zero(c
 
 def test_a_campaign_planted_in_an_agents_workspace_is_never_measured(codex: DryRun, tmp_path: Path) -> None:
     (attempt,) = records.attempt_folders(codex.run_folder())
-    workspace = attempt / records.WORKSPACE_DIR
+    workspace = attempt / run_folder.WORKSPACE_DIR
     planted = workspace / "planted"
     try:
         campaign.plan(_codex_matrix(tmp_path), planted)
