@@ -135,6 +135,54 @@
    }
   }
  },
+ "ref_sepsis3": {
+  "onset_order": {
+   "documented": "suspicion_first",
+   "readings": {
+    "sofa_first": {
+     "label": "the earliest qualifying SOFA time",
+     "order": "sofa_first"
+    },
+    "suspicion_first": {
+     "label": "the earliest suspected infection, then its earliest SOFA (as mimic-code)",
+     "order": "suspicion_first"
+    }
+   }
+  },
+  "sofa_baseline": {
+   "documented": "zero",
+   "readings": {
+    "lowest_before": {
+     "baseline": "lowest_before",
+     "label": "the stay\'s lowest SOFA ending by the suspected infection"
+    },
+    "zero": {
+     "baseline": "zero",
+     "label": "0 (any SOFA of 2 or more, as mimic-code)"
+    }
+   }
+  },
+  "sofa_window": {
+   "documented": "minus48h_24h",
+   "readings": {
+    "minus24h_24h": {
+     "hours_after": 24,
+     "hours_before": 24,
+     "label": "24 h before to 24 h after"
+    },
+    "minus24h_48h": {
+     "hours_after": 48,
+     "hours_before": 24,
+     "label": "24 h before to 48 h after (swapped)"
+    },
+    "minus48h_24h": {
+     "hours_after": 24,
+     "hours_before": 48,
+     "label": "48 h before to 24 h after (as mimic-code)"
+    }
+   }
+  }
+ },
  "ref_sofa_24h": {
   "gas_specimen": {
    "documented": "arterial",
