@@ -135,6 +135,46 @@
    }
   }
  },
+ "ref_sapsii_24h": {
+  "missing_component": {
+   "documented": "zero",
+   "readings": {
+    "left_null": {
+     "label": "NULL (as mimic-code sapsii)"
+    },
+    "zero": {
+     "label": "0",
+     "value": 0
+    }
+   }
+  },
+  "pao2fio2_gases": {
+   "documented": "ventilated",
+   "readings": {
+    "any": {
+     "gases": "any",
+     "label": "every arterial gas"
+    },
+    "ventilated": {
+     "gases": "ventilated",
+     "label": "only gases during invasive ventilation or CPAP (Le Gall 1993)"
+    }
+   }
+  },
+  "window": {
+   "documented": "0h_24h",
+   "readings": {
+    "0h_24h": {
+     "label": "(intime, +24 h] (as mimic-code sapsii)",
+     "start_hours": 0
+    },
+    "minus6h_24h": {
+     "label": "(-6 h, +24 h] (as mimic-code\'s first_day tables)",
+     "start_hours": -6
+    }
+   }
+  }
+ },
  "ref_sepsis3": {
   "onset_order": {
    "documented": "suspicion_first",
