@@ -263,6 +263,46 @@
    }
   }
  },
+ "ref_sirs_24h": {
+  "missing_criterion": {
+   "documented": "zero",
+   "readings": {
+    "left_null": {
+     "label": "NULL (as mimic-code sirs)"
+    },
+    "zero": {
+     "label": "0 (not met)",
+     "value": 0
+    }
+   }
+  },
+  "resp_criterion": {
+   "documented": "rate_or_paco2",
+   "readings": {
+    "rate_only": {
+     "label": "respiratory rate > 20 only",
+     "paco2": false
+    },
+    "rate_or_paco2": {
+     "label": "respiratory rate > 20 or PaCO2 < 32 mmHg (Bone 1992)",
+     "paco2": true
+    }
+   }
+  },
+  "wbc_criterion": {
+   "documented": "wbc_or_bands",
+   "readings": {
+    "wbc_only": {
+     "bands": false,
+     "label": "WBC < 4 or > 12 K/uL only"
+    },
+    "wbc_or_bands": {
+     "bands": true,
+     "label": "WBC < 4 or > 12 K/uL or bands > 10 % (Bone 1992)"
+    }
+   }
+  }
+ },
  "ref_sofa_24h": {
   "gas_specimen": {
    "documented": "arterial",
