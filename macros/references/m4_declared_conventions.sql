@@ -175,6 +175,38 @@
    }
   }
  },
+ "ref_oasis_24h": {
+  "mechvent_statuses": {
+   "documented": "invasive",
+   "readings": {
+    "invasive": {
+     "label": "invasive only (as mimic-code)",
+     "statuses": [
+      "InvasiveVent"
+     ]
+    },
+    "invasive_or_noninvasive": {
+     "label": "invasive or non-invasive",
+     "statuses": [
+      "InvasiveVent",
+      "NonInvasiveVent"
+     ]
+    }
+   }
+  },
+  "missing_component": {
+   "documented": "zero",
+   "readings": {
+    "left_null": {
+     "label": "NULL (as mimic-code oasis)"
+    },
+    "zero": {
+     "label": "0",
+     "value": 0
+    }
+   }
+  }
+ },
  "ref_sapsii_24h": {
   "missing_component": {
    "documented": "zero",
