@@ -202,6 +202,38 @@
    }
   }
  },
+ "ref_meld_24h": {
+  "dialysis": {
+   "documented": "creatinine_4",
+   "readings": {
+    "creatinine_4": {
+     "dialysis": "creatinine_4",
+     "label": "creatinine set to 4 mg/dL (UNOS, as mimic-code)"
+    },
+    "ignored": {
+     "dialysis": "ignored",
+     "label": "ignored (the measured creatinine counts)"
+    }
+   }
+  },
+  "sodium_correction": {
+   "documented": "above_11",
+   "readings": {
+    "above_11": {
+     "applied": "above_11",
+     "label": "above an initial MELD of 11 (UNOS 2016, as mimic-code)"
+    },
+    "always": {
+     "applied": "always",
+     "label": "at every initial MELD (no threshold)"
+    },
+    "never": {
+     "applied": "never",
+     "label": "never (the original MELD)"
+    }
+   }
+  }
+ },
  "ref_oasis_24h": {
   "mechvent_statuses": {
    "documented": "invasive",
