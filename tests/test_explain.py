@@ -27,7 +27,7 @@ TASKS = ("mimic-sofa-24h", "mimic-kdigo-48h", "mimic-vasopressor-equivalents", "
          "mimic-suspicion-infection", "mimic-creatinine-baseline", "mimic-urine-output-rate",
          "mimic-sepsis3-raw", "mimic-sapsii-24h", "mimic-charlson-raw",
          "mimic-sirs-24h-raw", "mimic-oasis-24h",
-         "mimic-apsiii-24h", "mimic-meld-24h")
+         "mimic-apsiii-24h", "mimic-meld-24h", "mimic-ventilation")
 SOFA_COLUMNS = ["subject_id", "hadm_id", "stay_id", "sofa", "respiration", "coagulation", "liver",
                 "cardiovascular", "cns", "renal"]
 

@@ -547,6 +547,47 @@
     }
    }
   }
+ },
+ "ref_ventilation": {
+  "gap_from": {
+   "documented": "same_status",
+   "readings": {
+    "any_status": {
+     "gap_from": "any_status",
+     "label": "the previous charting of any status"
+    },
+    "same_status": {
+     "gap_from": "same_status",
+     "label": "the previous charting of the same status (as mimic-code)"
+    }
+   }
+  },
+  "single_charting": {
+   "documented": "dropped",
+   "readings": {
+    "dropped": {
+     "label": "dropped (as mimic-code)",
+     "single_charting": "dropped"
+    },
+    "kept": {
+     "label": "kept",
+     "single_charting": "kept"
+    }
+   }
+  },
+  "tracheostomy": {
+   "documented": "own_status",
+   "readings": {
+    "invasive": {
+     "label": "invasive ventilation (InvasiveVent)",
+     "tracheostomy": "invasive"
+    },
+    "own_status": {
+     "label": "its own status, Tracheostomy (as mimic-code)",
+     "tracheostomy": "own_status"
+    }
+   }
+  }
  }
 }')) }}
 {% endmacro %}
