@@ -29,7 +29,10 @@ from m4agent.dbt import duckdb_session  # noqa: E402
 from m4agent.registry import all_tasks  # noqa: E402
 
 DEFAULT_TASKS = ("mimic-sofa-24h", "mimic-kdigo-48h", "mimic-vasopressor-equivalents", "mimic-gcs-24h-raw",
-                 "mimic-suspicion-infection", "mimic-creatinine-baseline", "mimic-urine-output-rate")
+                 "mimic-suspicion-infection", "mimic-creatinine-baseline", "mimic-urine-output-rate",
+                 "mimic-sepsis3-raw", "mimic-sapsii-24h", "mimic-charlson-raw",
+                 "mimic-sirs-24h-raw", "mimic-oasis-24h",
+                 "mimic-apsiii-24h", "mimic-meld-24h", "mimic-ventilation")
 NOISE_SHARES = (0.01, 0.02, 0.05, 0.05, 0.1, 0.1, 0.2, 0.2, 0.4, 0.4)  # ten noise outputs per task
 PLANTED_NOISE = (0.01, 0.02, 0.05, 0.05, 0.1)  # five noisy copies of each planted reading
 

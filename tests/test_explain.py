@@ -25,7 +25,10 @@ from m4agent.registry import all_tasks
 pytestmark = pytest.mark.slow  # a dbt run of the variants and grading calls on the harness's data
 
 TASKS = ("mimic-sofa-24h", "mimic-kdigo-48h", "mimic-vasopressor-equivalents", "mimic-gcs-24h-raw",
-         "mimic-suspicion-infection", "mimic-creatinine-baseline", "mimic-urine-output-rate")
+         "mimic-suspicion-infection", "mimic-creatinine-baseline", "mimic-urine-output-rate",
+         "mimic-sepsis3-raw", "mimic-sapsii-24h", "mimic-charlson-raw",
+         "mimic-sirs-24h-raw", "mimic-oasis-24h",
+         "mimic-apsiii-24h", "mimic-meld-24h", "mimic-ventilation")
 SOFA_COLUMNS = ["subject_id", "hadm_id", "stay_id", "sofa", "respiration", "coagulation", "liver",
                 "cardiovascular", "cns", "renal"]
 

@@ -7,8 +7,12 @@
   (mechvent), and elective surgery (an ELECTIVE admission with a surgical service, name
   containing 'surg' or ORTHO, started before intime + 1 day). One query, shared by the
   oasis concept and the oasis-24h reference, which then score it with oasis_points.
+
+  vent_statuses: the ventilation statuses (int_mimiciv_treatment__ventilation) that count as
+  mechanical ventilation: InvasiveVent only, as mimic-code (the default); the oasis-24h
+  reference's variants add NonInvasiveVent (docs/explain.md).
 -#}
-{% macro oasis_first_day_values() %}
+{% macro oasis_first_day_values(vent_statuses=['InvasiveVent']) %}
 WITH icustays AS (
 
     SELECT * FROM {{ ref('stg_mimiciv_icu__icustays') }}
@@ -51,7 +55,11 @@ first_day_ventilation AS (
     FROM icustays
     LEFT JOIN {{ ref('int_mimiciv_treatment__ventilation') }} AS ventilation
         ON icustays.stay_id = ventilation.stay_id
+        {%- if vent_statuses == ['InvasiveVent'] %}
         AND ventilation.ventilation_status = 'InvasiveVent'
+        {%- else %}
+        AND ventilation.ventilation_status IN ('{{ vent_statuses | join("', '") }}')
+        {%- endif %}
         AND (
             (
                 ventilation.starttime >= icustays.intime

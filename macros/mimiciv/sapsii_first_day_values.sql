@@ -10,8 +10,13 @@
   the sapsii-24h reference, which then score it with sapsii_component_scores. Columns:
   subject_id, hadm_id, stay_id, starttime, endtime and those sapsii_component_scores
   expects.
+
+  The defaults are mimic-code's; the sapsii-24h reference's variants read them otherwise
+  (docs/explain.md). start_hours: where the window opens relative to intime (0; -6 opens it 6
+  hours before, as mimic-code's first_day_* tables). gases: 'ventilated' (only gases taken during
+  invasive ventilation or CPAP score PaO2/FiO2, Le Gall 1993) or 'any' (every arterial gas).
 -#}
-{% macro sapsii_first_day_values() %}
+{% macro sapsii_first_day_values(start_hours=0, gases='ventilated') %}
 WITH icustays AS (
 
     SELECT * FROM {{ ref('stg_mimiciv_icu__icustays') }}
@@ -20,12 +25,17 @@ WITH icustays AS (
 
 first_day_windows AS (
 
-    -- The scoring window of each stay: (intime, intime + 24 hours].
+    -- The scoring window of each stay: (intime + start_hours, intime + 24 hours]
+    -- (mimic-code: (intime, intime + 24 hours]).
     SELECT
         subject_id,
         hadm_id,
         stay_id,
-        intime AS starttime,
+        {% if start_hours == 0 -%}
+        intime
+        {%- else -%}
+        {{ dbt.dateadd('hour', start_hours, 'intime') }}
+        {%- endif %} AS starttime,
         {{ dbt.dateadd('hour', 24, 'intime') }} AS endtime
     FROM icustays
 
@@ -138,7 +148,9 @@ ventilated_pao2fio2 AS (
         stay_id,
         MIN(pao2fio2ratio) AS pao2fio2_vent_min
     FROM first_day_arterial_gases
+    {%- if gases == 'ventilated' %}
     WHERE is_ventilated OR is_on_cpap
+    {%- endif %}
     GROUP BY stay_id
 
 ),

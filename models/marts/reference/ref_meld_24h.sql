@@ -8,10 +8,7 @@
 -- The score is the meld concept's (int_mimiciv_organfailure__meld): first-day labs and
 -- dialysis, each lab floored at 1, creatinine 4 above 4 or on dialysis, the sum rounded to
 -- one decimal, times 10, capped at 40, and the sodium term above an initial MELD of 11.
+-- The SQL is macros/references/m4_reference_meld_24h.sql, shared with the variants that read one
+-- of its conventions otherwise (docs/explain.md).
 
-SELECT
-    CAST(meld.subject_id AS INTEGER) AS subject_id,
-    CAST(meld.hadm_id AS INTEGER) AS hadm_id,
-    CAST(meld.stay_id AS INTEGER) AS stay_id,
-    CAST(meld.meld AS {{ m4_type('double') }}) AS meld
-FROM {{ ref('int_mimiciv_organfailure__meld') }} AS meld
+{{ m4_reference_meld_24h() }}
