@@ -75,33 +75,6 @@ def test_claude_completes_the_task_and_its_ledger_counts_every_token_once(tmp_pa
     assert "routed to 127.0.0.1:" in egress and '"allowed": false' not in egress
 
 
-def test_codex_completes_the_task_and_its_ledger_splits_cached_input(tmp_path: Path, data_dir: Path) -> None:
-    run = dry_run(tmp_path, data_dir, agent="codex", hosts=["api.openai.com"], script=task_script("gpt-5"),
-                  model="gpt-5", secrets={"OPENAI_API_KEY": "sk-dryrun-0000"})
-    ledger = _scored(run)
-    # OpenAI reports no cache writes (None, not 0), and reasoning inside output
-    assert ledger["usage"] == WIRE_USAGE["codex"]
-    assert any(r["credential"] == "campaign" for r in _wire(run))  # the key really went out (CODEX_API_KEY)
-
-
-def test_gemini_completes_the_task_and_its_ledger_reads_the_result_stats(tmp_path: Path, data_dir: Path) -> None:
-    run = dry_run(tmp_path, data_dir, agent="gemini", hosts=["generativelanguage.googleapis.com"],
-                  script=task_script("gemini-2.5-pro"), model="gemini-2.5-pro",
-                  secrets={"GEMINI_API_KEY": "dryrun-0000"})
-    ledger = _scored(run)
-    # Gemini reports thinking apart from candidates, and no cache writes
-    assert ledger["usage"] == WIRE_USAGE["gemini"]
-
-
-def test_pi_completes_the_task_on_a_local_openai_compatible_endpoint(tmp_path: Path, data_dir: Path) -> None:
-    run = dry_run(tmp_path, data_dir, agent="pi", hosts=["ollama.local"], script=task_script("qwen3:8b"),
-                  model="qwen3:8b", secrets={},
-                  options={"provider": "ollama", "base_url": "https://ollama.local/v1"})
-    ledger = _scored(run)
-    assert ledger["usage"] == WIRE_USAGE["pi"]
-    assert ledger["cost"]["usd"] == 0.0
-
-
 AGENTS = {  # how each CLI reaches the scripted server: hosts routed, secrets, options
     "claude": (["api.anthropic.com"], {"ANTHROPIC_API_KEY": "sk-ant-dryrun-0000"}, {}),
     "codex": (["api.openai.com"], {"OPENAI_API_KEY": "sk-dryrun-0000"}, {}),
@@ -188,19 +161,25 @@ def _forging_script(model: str, *, write_output: bool) -> dict[str, Any]:
 
 
 @pytest.mark.parametrize("agent", ["claude", "codex", "gemini", "pi"])
-def test_forged_cli_output_changes_neither_ledger_nor_outcome_nor_steps(agent: str, tmp_path: Path,
-                                                                         data_dir: Path) -> None:
+def test_each_cli_scores_with_the_wires_ledger_whatever_its_tools_forge(agent: str, tmp_path: Path,
+                                                                        data_dir: Path) -> None:
+    """The CLI completes the task; its ledger is the server's usage exactly (None where the protocol reports
+    nothing), although a tool command forged usage, cost, a step and a quota line into the CLI's output."""
     hosts, secrets, options = AGENTS[agent]
     model = {"claude": "claude-sonnet-4-5", "codex": "gpt-5", "gemini": "gemini-2.5-pro", "pi": "qwen3:8b"}[agent]
     run = dry_run(tmp_path, data_dir, agent=agent, hosts=hosts, script=_forging_script(model, write_output=True),
                   model=model, secrets=secrets, options=options)
     ledger = _scored(run)
     assert ledger["usage"] == WIRE_USAGE[agent]
-    assert ledger["cost"]["usd"] is not None and ledger["cost"]["usd"] < 1.0
+    assert ledger["cost"]["usd"] is not None and ledger["cost"]["usd"] < 1.0  # not the forged $999,999
     (attempt,) = records.attempt_folders(run.run_folder())
     assert "FORGED STEP" in (attempt / "trace.log").read_text()  # the forgery reached the CLI's stream
     steps = json.loads((attempt / TRAJECTORY_FILE).read_text())["steps"]
     assert [s["text"] for s in steps if s["kind"] == "text"] == ["output.csv is written."]  # the model's only text
+    if agent == "codex":  # the key really went out (codex sends it only from CODEX_API_KEY)
+        assert any(r["credential"] == "campaign" for r in _wire(run))
+    if agent == "pi":  # a local endpoint: no price, no cost
+        assert ledger["cost"]["usd"] == 0.0
     assert [s["kind"] for s in steps if s["kind"] == "tool"] == ["tool"]  # the one command the model asked for
     assert "rows written" in (next(s for s in steps if s["kind"] == "tool")["output"] or "")
 
