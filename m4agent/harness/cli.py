@@ -319,12 +319,7 @@ def run_one(
     from m4agent.harness import campaign, records
     from m4agent.model_server.cli import parse_route
 
-    options = {}
-    for item in option or []:
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise M4AgentError(f"--agent-option takes KEY=VALUE, not {item!r}")
-        options[key] = str(Path(value).resolve()) if key == "script" else value
+    options = _agent_options(option)
     doc = {"campaign": {"tasks": [task], "conditions": [condition], "schemas": [schema], "trials": 1,
                         "first_trial": trial},
            "agents": [{"name": agent, "models": [model], "options": options}]}
@@ -397,7 +392,7 @@ def _agent_options(items: list[str] | None) -> dict[str, str]:
         key, sep, value = item.partition("=")
         if not sep:
             raise M4AgentError(f"--agent-option takes KEY=VALUE, not {item!r}")
-        options[key] = str(Path(value).resolve()) if key in ("script", "ca_cert") else value
+        options[key] = str(Path(value).resolve()) if key == "script" else value
     return options
 
 

@@ -160,6 +160,12 @@ class Budget:
         return self.per_campaign_usd is None or self.spent_usd < self.per_campaign_usd
 
 
+def pricing_provider(agent: Any, options: Any) -> str:
+    """The ``prices.toml`` section an agent's usage is priced under (its adapter says, else its provider)."""
+    pricing = getattr(agent, "pricing_provider", None)
+    return pricing(options) if callable(pricing) else getattr(agent, "provider", "") or "unknown"
+
+
 def for_attempt(agent: Any, model: str, options: Any, trace_text: str) -> dict[str, Any] | None:
     """The ledger entry of one attempt from its trace, for agents that read usage from their traces
     (the real CLIs); None for agents that report none (oracle, null, shell)."""
@@ -167,8 +173,7 @@ def for_attempt(agent: Any, model: str, options: Any, trace_text: str) -> dict[s
     if not raw:
         return None
     usage = Usage.from_dict(raw)
-    pricing = getattr(agent, "pricing_provider", None)
-    provider = pricing(options) if callable(pricing) else getattr(agent, "provider", "") or "unknown"
+    provider = pricing_provider(agent, options)
     used = getattr(agent, "model_used", None)
     model_name = used(trace_text, model) if callable(used) else model
     reported = getattr(agent, "reported_cost", None)

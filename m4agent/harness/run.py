@@ -282,8 +282,7 @@ def metering_for(ca: MeteringCA, agent: Agent, options: Mapping[str, str], log: 
 
 def _meter_log(ctx: RunContext, spec: RunSpec, agent: Agent, attempt: Path) -> metering.MeterLog:
     options = ctx.agent_options.get(spec.agent, {})
-    pricing = getattr(agent, "pricing_provider", None)
-    provider = pricing(options) if callable(pricing) else (agent.providers_for(options) or ("unknown",))[0]
+    provider = ledger.pricing_provider(agent, options)
 
     def price(usage: ledger.Usage, model: str) -> float | None:
         return ledger.estimate(usage, provider, model or spec.model).usd
@@ -386,8 +385,7 @@ def _classify(ctx: RunContext, spec: RunSpec, agent: Agent, attempt: Path, colle
     reported = ledger.for_attempt(agent, spec.model, options, trace_text)
     entry = reported
     if wire is not None:
-        pricing = getattr(agent, "pricing_provider", None)
-        provider = pricing(options) if callable(pricing) else (agent.providers_for(options) or ("unknown",))[0]
+        provider = ledger.pricing_provider(agent, options)
         entry = metering.ledger_entry(wire, provider, spec.model, reported, ledger.load_prices().version)
         if wire.get("budget_spent"):
             record.extra["budget_exceeded"] = True
