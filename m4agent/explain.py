@@ -21,12 +21,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from m4agent import layout
+from m4agent import campaign_folder, discovery, layout
 from m4agent.conventions import Variant, variants
 from m4agent.dbt import duckdb_session
 from m4agent.errors import M4AgentError
 from m4agent.grading.loader import Run
-from m4agent.harness import campaign, discovery, records
+from m4agent.harness import records
 from m4agent.registry import TASKS_DIR, Task, all_tasks
 
 EXPLAIN_FILE = "explain.json"  # a campaign's diagnoses by run key, beside campaign.json (view and report read it)
@@ -204,7 +204,7 @@ class Found:
 
 def _campaign_runs(found: discovery.CampaignRuns, data_dir: Path | None) -> Found:
     """A campaign's planned runs: each final attempt's output.csv, as the campaign graded it."""
-    meta = records.read_json(found.folder / campaign.CAMPAIGN_FILE)
+    meta = records.read_json(found.folder / campaign_folder.CAMPAIGN_FILE)
     tasks = all_tasks(Path(meta.get("tasks_dir") or TASKS_DIR))
     root = data_dir or (Path(meta["data_dir"]) if meta.get("data_dir") else None)
     runs, skipped = [], []

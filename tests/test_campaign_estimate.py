@@ -20,7 +20,7 @@ import pytest
 from support.dry_run import DryRun, dry_run, task_script
 from support.harness import cli, write_matrix
 
-from m4agent import run_folder
+from m4agent import campaign_folder, run_folder
 from m4agent.harness import campaign, ledger, records
 
 CODEX_KEY = {"OPENAI_API_KEY": "sk-dryrun-0000"}
@@ -154,7 +154,7 @@ def test_a_count_the_provider_does_not_report_is_left_out_not_averaged_as_zero(c
     silent = tmp_path / "silent"
     shutil.copytree(codex.campaign_dir, silent, symlinks=True)
     (attempt_file,) = (path / records.ATTEMPT_FILE for path in
-                       records.attempt_folders(records.run_folder(silent, campaign.planned_runs(silent)[0])))
+                       records.attempt_folders(campaign_folder.run_folder(silent, campaign_folder.planned_runs(silent)[0])))
     record = records.read_json(attempt_file)
     record["extra"]["ledger"]["usage"]["cache_read"] = None  # a protocol that does not report cache reads
     records.write_json_atomic(attempt_file, record)
@@ -175,8 +175,8 @@ def test_a_campaign_planted_in_an_agents_workspace_is_never_measured(codex: DryR
     planted = workspace / "planted"
     try:
         campaign.plan(_codex_matrix(tmp_path), planted)
-        for spec in campaign.planned_runs(planted):
-            folder = records.new_attempt(records.run_folder(planted, spec))
+        for spec in campaign_folder.planned_runs(planted):
+            folder = records.new_attempt(campaign_folder.run_folder(planted, spec))
             forged = records.AttemptRecord(number=1, outcome=records.Outcome.SCORED, phases={"agent": 1.0},
                                            extra={"ledger": {"provider": "openai", "model": "gpt-5",
                                                              "usage": {"input": 10**9, "output": 10**9}}})
@@ -244,8 +244,8 @@ def test_a_run_whose_mark_a_kill_lost_is_still_over_budget_in_its_result(codex: 
                                                                          tmp_path: Path) -> None:
     copy = tmp_path / "killed"
     shutil.copytree(codex.campaign_dir, copy, symlinks=True)
-    (spec,) = campaign.planned_runs(copy)
-    folder = records.run_folder(copy, spec)
+    (spec,) = campaign_folder.planned_runs(copy)
+    folder = campaign_folder.run_folder(copy, spec)
     (attempt_file,) = (path / records.ATTEMPT_FILE for path in records.attempt_folders(folder))
     record = records.read_json(attempt_file)
     del record["extra"]["budget_exceeded"]  # killed after the attempt ended, before it was marked

@@ -20,6 +20,7 @@ from typing import Any
 import pytest
 from support.harness import cli, shell_campaign
 
+from m4agent import campaign_folder
 from m4agent.errors import EXIT_INCOMPLETE, EXIT_OK
 from m4agent.harness import campaign, records
 from m4agent.harness.records import Outcome, RunState
@@ -95,16 +96,16 @@ def fault(data_dir: Path, kind: type[GradingFault] | type[LockedDatabase] = Grad
 def _waiting_for_grading_with_one_scored_attempt(campaign_dir: Path) -> None:
     """No run has a result; each kept its one attempt (the agent's answer, not re-run) and waits for grading."""
     matrix, _, _ = campaign._matrix(campaign_dir)
-    for spec in campaign.planned_runs(campaign_dir):
-        folder = records.run_folder(campaign_dir, spec)
+    for spec in campaign_folder.planned_runs(campaign_dir):
+        folder = campaign_folder.run_folder(campaign_dir, spec)
         assert not (folder / RESULT_FILE).exists(), read_json(folder / RESULT_FILE)
         assert [a.outcome for a in records.attempts(folder)] == [Outcome.SCORED]
         assert records.state(folder, matrix.max_retries) is RunState.GRADING
 
 
 def _graded_once(campaign_dir: Path) -> None:
-    for spec in campaign.planned_runs(campaign_dir):
-        result = read_json(records.run_folder(campaign_dir, spec) / RESULT_FILE)
+    for spec in campaign_folder.planned_runs(campaign_dir):
+        result = read_json(campaign_folder.run_folder(campaign_dir, spec) / RESULT_FILE)
         assert result["grading"]["errors"] == [] and result["attempts"] == 1, result
 
 

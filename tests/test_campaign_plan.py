@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from support.harness import cli, write_matrix
 
+from m4agent import campaign_folder
 from m4agent.errors import M4AgentError
 from m4agent.harness import campaign, records
 from m4agent.run_folder import read_json
@@ -45,18 +46,18 @@ def test_the_command_line_refusal_is_one_line_and_exit_1(tmp_path: Path) -> None
     campaign.plan(_matrix(tmp_path, "oracle"), folder)
     done = cli("campaign", "plan", str(_matrix(tmp_path, "null")), "--dir", str(folder))
     assert done.returncode == 1 and "error:" in done.stderr and "--add" in done.stderr, done.stderr
-    assert len(campaign.planned_runs(folder)) == 12
+    assert len(campaign_folder.planned_runs(folder)) == 12
 
 
 def test_added_matrices_are_all_kept_and_run_together(tmp_path: Path) -> None:
     folder = tmp_path / "c"
     campaign.plan(_matrix(tmp_path, "oracle"), folder)
     campaign.plan(_matrix(tmp_path, "null"), folder, add=True)
-    meta = read_json(folder / campaign.CAMPAIGN_FILE)
+    meta = read_json(folder / campaign_folder.CAMPAIGN_FILE)
     assert [m["matrix"]["agents"][0]["name"] for m in meta["matrices"]] == ["oracle", "null"]
     matrix, _, _ = campaign._matrix(folder)
     assert set(matrix.agents) == {"oracle", "null"} and len(matrix.runs) == 24
-    assert len(campaign.planned_runs(folder)) == 24
+    assert len(campaign_folder.planned_runs(folder)) == 24
 
 
 def test_the_same_matrix_planned_again_changes_nothing(tmp_path: Path) -> None:
@@ -64,8 +65,8 @@ def test_the_same_matrix_planned_again_changes_nothing(tmp_path: Path) -> None:
     source = _matrix(tmp_path, "oracle")
     campaign.plan(source, folder)
     campaign.plan(source, folder)
-    assert len(read_json(folder / campaign.CAMPAIGN_FILE)["matrices"]) == 1
-    assert len(campaign.planned_runs(folder)) == 12
+    assert len(read_json(folder / campaign_folder.CAMPAIGN_FILE)["matrices"]) == 1
+    assert len(campaign_folder.planned_runs(folder)) == 12
 
 
 def test_adding_runs_the_campaign_already_has_is_an_error(tmp_path: Path) -> None:
@@ -74,7 +75,7 @@ def test_adding_runs_the_campaign_already_has_is_an_error(tmp_path: Path) -> Non
     again = write_matrix(tmp_path / "again.toml", '[campaign]\ntasks = ["eicu-gcs"]\n[[agents]]\nname = "oracle"\n')
     with pytest.raises(M4AgentError, match="plans 1 run.* the campaign already has .*eicu-gcs"):
         campaign.plan(again, folder, add=True)
-    assert len(read_json(folder / campaign.CAMPAIGN_FILE)["matrices"]) == 1
+    assert len(read_json(folder / campaign_folder.CAMPAIGN_FILE)["matrices"]) == 1
 
 
 def test_adding_a_matrix_with_other_settings_is_an_error(tmp_path: Path) -> None:
@@ -115,9 +116,9 @@ def test_without_routes_the_agents_hosts_stay_allowlisted(tmp_path: Path) -> Non
 def test_a_campaign_json_written_before_matrices_were_kept_still_runs(tmp_path: Path) -> None:
     folder = tmp_path / "c"
     campaign.plan(_matrix(tmp_path, "oracle"), folder)
-    meta = read_json(folder / campaign.CAMPAIGN_FILE)
+    meta = read_json(folder / campaign_folder.CAMPAIGN_FILE)
     [entry] = meta.pop("matrices")
-    (folder / campaign.CAMPAIGN_FILE).write_text(json.dumps({**meta, **entry}))
+    (folder / campaign_folder.CAMPAIGN_FILE).write_text(json.dumps({**meta, **entry}))
     assert len(campaign._matrix(folder)[0].runs) == 12
 
 
@@ -132,9 +133,9 @@ def test_a_missing_api_key_stops_the_start_naming_the_variable_before_any_run(tm
     folder = _claude_campaign(tmp_path)
     with pytest.raises(M4AgentError, match="agent claude needs ANTHROPIC_API_KEY: .*--secrets-file.*no run was started"):
         campaign.run(folder, tmp_path / "data", secrets={"OPENAI_API_KEY": "sk-other"})
-    [spec] = campaign.planned_runs(folder)
-    assert records.attempt_folders(records.run_folder(folder, spec)) == []
-    assert "data_dir" not in read_json(folder / campaign.CAMPAIGN_FILE)  # nothing pinned either
+    [spec] = campaign_folder.planned_runs(folder)
+    assert records.attempt_folders(campaign_folder.run_folder(folder, spec)) == []
+    assert "data_dir" not in read_json(folder / campaign_folder.CAMPAIGN_FILE)  # nothing pinned either
 
 
 def test_pi_on_a_cloud_provider_needs_that_providers_key(tmp_path: Path) -> None:

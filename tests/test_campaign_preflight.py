@@ -8,6 +8,7 @@ import pytest
 from support.harness import write_matrix
 from support.task_tree import task_tree_with_skills
 
+from m4agent import campaign_folder
 from m4agent.errors import M4AgentError
 from m4agent.harness import campaign, records
 
@@ -21,5 +22,5 @@ def test_a_leaking_instruction_stops_the_campaign_before_any_attempt(tmp_path: P
     campaign.plan(matrix, campaign_dir, tasks_dir=tree)
     with pytest.raises(M4AgentError, match=r"(?s)preflight found 2 leak.*instruction.md:\d+"):
         campaign.run(campaign_dir, tmp_path / "data")
-    [spec] = campaign.planned_runs(campaign_dir)
-    assert records.attempt_folders(records.run_folder(campaign_dir, spec)) == []
+    [spec] = campaign_folder.planned_runs(campaign_dir)
+    assert records.attempt_folders(campaign_folder.run_folder(campaign_dir, spec)) == []

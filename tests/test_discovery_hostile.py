@@ -22,15 +22,17 @@ from fixtures.grading.fixture import graded_environment
 from support.harness import shell_campaign
 from typer.testing import CliRunner
 
+from m4agent import campaign_folder
+from m4agent.campaign_folder import RunSpec
 from m4agent.cli import app
 from m4agent.errors import M4AgentError
 from m4agent.export.harbor_results import run_table
 from m4agent.grading import results_tree
 from m4agent.harness import campaign, records
-from m4agent.harness.records import AttemptRecord, Outcome, RunSpec
+from m4agent.harness.records import AttemptRecord, Outcome
 from m4agent.registry import all_tasks
 from m4agent.reports import report
-from m4agent.reports.sources import load_table
+from m4agent.reports.run_records import load_table
 from m4agent.reports.view import write_view
 from m4agent.run_folder import ATTEMPTS_DIR, RESULT_FILE, RUN_FILE, RUNS_DIR, WORKSPACE_DIR
 
@@ -45,9 +47,9 @@ def _finish(campaign_dir: Path, data_dir: Path, truth: dict[str, Path]) -> dict[
     reference) and graded by the harness's Grader; each run's attempt folder by task."""
     matrix, tasks, _ = campaign._matrix(campaign_dir)
     attempts = {}
-    specs = campaign.planned_runs(campaign_dir)
+    specs = campaign_folder.planned_runs(campaign_dir)
     for spec in specs:
-        attempt = records.new_attempt(records.run_folder(campaign_dir, spec))
+        attempt = records.new_attempt(campaign_folder.run_folder(campaign_dir, spec))
         workspace = attempt / WORKSPACE_DIR
         workspace.mkdir()
         shutil.copy(truth[spec.task], workspace / "output.csv")
@@ -67,9 +69,9 @@ def _plant(workspace: Path, tasks_dir: Path, output: Path) -> None:
         **asdict(spec), "run_id": "spoof", "agent_result": {"returncode": 0},
         "test_results": {"reward": 1.0, "passed": 5, "failed": 0, "errors": 0, "key_precision": 1.0}}))
     shutil.copy(output, workspace / "output.csv")
-    (workspace / campaign.CAMPAIGN_FILE).write_text(json.dumps({"id": "spoof", "tasks_dir": str(tasks_dir)}))
-    (workspace / campaign.PLAN_FILE).write_text(json.dumps({"runs": {spec.key: asdict(spec)}, "skipped": []}))
-    nested = records.run_folder(workspace, spec)
+    (workspace / campaign_folder.CAMPAIGN_FILE).write_text(json.dumps({"id": "spoof", "tasks_dir": str(tasks_dir)}))
+    (workspace / campaign_folder.PLAN_FILE).write_text(json.dumps({"runs": {spec.key: asdict(spec)}, "skipped": []}))
+    nested = campaign_folder.run_folder(workspace, spec)
     nested.mkdir(parents=True)
     (nested / RUN_FILE).write_text(json.dumps({**asdict(spec), "key": spec.key}))
     shutil.copy(output, nested / "output.csv")  # no result.json: a grader would write one here
@@ -102,8 +104,8 @@ def _campaign(parent: Path) -> Path:
 
 
 def _workspace(parent: Path) -> Path:
-    [spec] = [s for s in campaign.planned_runs(_campaign(parent)) if s.task == "fx-meld"]
-    return records.run_folder(_campaign(parent), spec) / ATTEMPTS_DIR / "0001" / WORKSPACE_DIR
+    [spec] = [s for s in campaign_folder.planned_runs(_campaign(parent)) if s.task == "fx-meld"]
+    return campaign_folder.run_folder(_campaign(parent), spec) / ATTEMPTS_DIR / "0001" / WORKSPACE_DIR
 
 
 def _target(parent: Path, where: str) -> Path:
@@ -117,7 +119,7 @@ def _campaigns(parent: Path, where: str) -> list[Path]:
 
 def _planned_keys(campaigns: list[Path]) -> set[tuple[str, str, str, str, str, int]]:
     return {(s.agent, s.task, s.condition, s.schema, s.model, s.trial) for c in campaigns
-            for s in campaign.planned_runs(c)}
+            for s in campaign_folder.planned_runs(c)}
 
 
 def _workspace_files(parent: Path) -> dict[str, bytes]:
@@ -155,8 +157,8 @@ def _grade(parent: Path, built: tuple[Path, Path, Path], root: Path, *extra: str
 
 def _harness_results(parent: Path) -> dict[str, bytes]:
     """Every result.json the harness wrote in the campaigns under ``parent``, with its bytes."""
-    return {str(records.run_folder(c, spec)): (records.run_folder(c, spec) / RESULT_FILE).read_bytes()
-            for c in _campaigns(parent, "parent") for spec in campaign.planned_runs(c)}
+    return {str(campaign_folder.run_folder(c, spec)): (campaign_folder.run_folder(c, spec) / RESULT_FILE).read_bytes()
+            for c in _campaigns(parent, "parent") for spec in campaign_folder.planned_runs(c)}
 
 
 @pytest.mark.parametrize("force", [False, True])

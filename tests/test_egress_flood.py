@@ -25,9 +25,10 @@ from typing import Any
 import pytest
 
 import m4agent.harness.forwarder as forwarder_module
+from m4agent.campaign_folder import RunSpec
 from m4agent.harness import integrity, records
 from m4agent.harness.egress import MAX_REFUSAL_LINES, RESOLVER_THREADS, EgressPolicy, EgressProxy, policy_for
-from m4agent.harness.records import AttemptRecord, Outcome, RunSpec
+from m4agent.harness.records import AttemptRecord, Outcome
 from m4agent.reports.view import write_view
 
 FLOOD_SCRIPT = Path(__file__).parent / "support" / "egress_flood.py"

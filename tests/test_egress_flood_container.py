@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from support.harness import docker_engine, shell_campaign
 
+from m4agent import campaign_folder
 from m4agent.harness import campaign, container, records
 from m4agent.harness.egress import MAX_REFUSAL_LINES
 from m4agent.registry import TASKS_DIR
@@ -69,8 +70,8 @@ def flooded(harness_data_dir: Path, tmp_path_factory: pytest.TempPathFactory) ->
         campaign.run(campaign_dir, harness_data_dir, run_canary=False)
     finally:
         sampler.stop()
-    [spec] = campaign.planned_runs(campaign_dir)
-    run = records.run_folder(campaign_dir, spec)
+    [spec] = campaign_folder.planned_runs(campaign_dir)
+    run = campaign_folder.run_folder(campaign_dir, spec)
     assert container.labelled(engine, campaign=records.read_json(campaign_dir / "campaign.json")["id"]) == []
     return {"run": run, "attempt": records.attempt_folders(run)[-1], "before": sampler.before,
             "peak": sampler.peak}

@@ -15,10 +15,9 @@ import pytest
 from support.explain_corpus import Case, corpus
 from support.front_door import cli
 
-from m4agent import conventions, explain
+from m4agent import campaign_folder, conventions, explain
 from m4agent.dbt import duckdb_session
 from m4agent.grading.loader import Run
-from m4agent.harness import records
 from m4agent.reference_export import render_reference, write_csv
 from m4agent.registry import all_tasks
 
@@ -228,7 +227,7 @@ name = "oracle"
     assert "Conventions the runs departed from (m4agent explain)" in dom and "units/minute" in dom
     assert (report_dir / "figures" / "departures.png").is_file()
 
-    shell_run = next(records.run_folder(campaign_dir, spec) for spec in campaign.planned_runs(campaign_dir)
+    shell_run = next(campaign_folder.run_folder(campaign_dir, spec) for spec in campaign_folder.planned_runs(campaign_dir)
                      if spec.agent == "shell" and spec.condition == "no-skill")
     assert cli("view", str(shell_run), timeout=600).returncode == 0
     page = _dom(shell_run / "view.html")

@@ -176,7 +176,7 @@ def _harbor_trial(job: Path, name: str, task_name: str, started: str, verifier: 
 
 def test_harbor_trials_come_back_as_a_run_table_report_reads(exported: list[HarborTask], tmp_path: Path) -> None:
     from m4agent.export.harbor_results import run_table
-    from m4agent.reports.sources import load_table
+    from m4agent.reports.run_records import load_table
 
     item = exported[0]
     graded = _grade(item.path, item.path / "solution" / "reference.csv", tmp_path / "graded")

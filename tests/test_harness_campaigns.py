@@ -28,6 +28,7 @@ from support.harness import (
     write_matrix,
 )
 
+from m4agent import campaign_folder
 from m4agent.harness import campaign, container, records
 from m4agent.harness.records import Outcome
 from m4agent.registry import TASKS_DIR, all_tasks
@@ -82,7 +83,7 @@ schemas = ["obfuscated", "restructured"]
 
 
 def test_oracle_campaign_plans_every_task_condition_and_schema(oracle_campaign: Path) -> None:
-    specs = campaign.planned_runs(oracle_campaign)
+    specs = campaign_folder.planned_runs(oracle_campaign)
     assert len(specs) == 28 * 6 + 26 * 2
     assert {s.schema for s in specs} == {"native", "obfuscated", "restructured"}
 
@@ -100,8 +101,8 @@ def test_oracle_runs_are_never_publishable(oracle_campaign: Path) -> None:
 
 
 def test_run_folder_holds_the_records_a_reader_needs(oracle_campaign: Path) -> None:
-    spec = campaign.planned_runs(oracle_campaign)[0]
-    folder = records.run_folder(oracle_campaign, spec)
+    spec = campaign_folder.planned_runs(oracle_campaign)[0]
+    folder = campaign_folder.run_folder(oracle_campaign, spec)
     for name in ("run.json", "instruction.md", "output.csv", "trace.log", "egress.jsonl", "result.json"):
         assert (folder / name).is_file(), name
     assert records.read_spec(folder) == spec
@@ -183,8 +184,8 @@ def test_hostile_shell_agent_is_denied_every_probe_and_flagged(engine: Any, data
     finally:
         if env_home is not None:
             os.environ["HOME"] = env_home
-    [spec] = campaign.planned_runs(campaign_dir)
-    folder = records.run_folder(campaign_dir, spec)
+    [spec] = campaign_folder.planned_runs(campaign_dir)
+    folder = campaign_folder.run_folder(campaign_dir, spec)
     probes = [line.split()[1:3] for line in (folder / "trace.log").read_text().splitlines()
               if line.startswith("PROBE ")]
     assert {name for name, _ in probes} == {"references", "reference_exports", "other_runs", "host_secret",
@@ -203,8 +204,8 @@ def test_agent_past_its_time_limit_is_killed_and_recorded_timeout(engine: Any, d
     campaign_dir = shell_campaign(tmp_path, tree, "echo started; sleep 600; echo never > output.csv\n",
                                   ["eicu-gcs"], "[limits]\nagent_seconds = 3")
     campaign.run(campaign_dir, data_dir, run_canary=False)
-    [spec] = campaign.planned_runs(campaign_dir)
-    folder = records.run_folder(campaign_dir, spec)
+    [spec] = campaign_folder.planned_runs(campaign_dir)
+    folder = campaign_folder.run_folder(campaign_dir, spec)
     result = read_json(folder / "result.json")
     assert result["outcome"] == Outcome.TIMEOUT.value and result["reward"] == 0.0
     # killed, not waited for: the line after the sleep never ran and no container is left
@@ -269,8 +270,8 @@ conditions = ["no-skill"]
                  if (r["outcome"], r["reward"], r["strict_pass"]) !=
                  (baseline[key]["outcome"], baseline[key]["reward"], baseline[key]["strict_pass"])}
     assert differing == {}
-    for spec in campaign.planned_runs(campaign_dir):
-        ended = records.attempts(records.run_folder(campaign_dir, spec))
+    for spec in campaign_folder.planned_runs(campaign_dir):
+        ended = records.attempts(campaign_folder.run_folder(campaign_dir, spec))
         assert sum(1 for r in ended if not r.outcome.retryable) == 1, spec.label
         assert all(r.reason == records.INTERRUPTED for r in ended if r.outcome.retryable), spec.label
     assert container.labelled(engine, campaign=campaign_id(campaign_dir)) == []
@@ -293,8 +294,8 @@ def test_secrets_reach_the_agent_but_not_docker_inspect_or_the_records(engine: A
     worker.join()
     assert seen, "the agent's container was never seen running"
     assert token not in json.dumps(seen)
-    [spec] = campaign.planned_runs(campaign_dir)
-    folder = records.run_folder(campaign_dir, spec)
+    [spec] = campaign_folder.planned_runs(campaign_dir)
+    folder = campaign_folder.run_folder(campaign_dir, spec)
     assert "token-present" in (folder / "trace.log").read_text()
     leaked = [p for p in campaign_dir.rglob("*") if p.is_file() and token.encode() in p.read_bytes()]
     assert leaked == []
@@ -360,6 +361,6 @@ def test_ctrl_c_stops_a_campaign_promptly_and_records_interrupted_attempts(engin
     process.communicate(timeout=60)  # a hang fails here; how fast it stops is benchmarks' business
     assert process.returncode == 130
     assert container.labelled(engine, campaign=found_id) == []
-    for spec in campaign.planned_runs(campaign_dir):
-        ended = records.attempts(records.run_folder(campaign_dir, spec))
+    for spec in campaign_folder.planned_runs(campaign_dir):
+        ended = records.attempts(campaign_folder.run_folder(campaign_dir, spec))
         assert [(r.outcome, r.reason) for r in ended] == [(Outcome.INFRA_ERROR, records.INTERRUPTED)]

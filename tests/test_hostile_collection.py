@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 from support.harness import shell_campaign
 
+from m4agent import campaign_folder
 from m4agent.harness import campaign, records
 from m4agent.harness.instructions import build_instruction
 from m4agent.harness.records import Outcome
@@ -79,7 +80,7 @@ class Hostile:
     def __init__(self, campaign_dir: Path, tasks: dict[str, str], free_before: int, free_after: int) -> None:
         self.campaign_dir, self.tasks = campaign_dir, tasks
         self.free_before, self.free_after = free_before, free_after
-        self.folders = {spec.task: records.run_folder(campaign_dir, spec) for spec in campaign.planned_runs(campaign_dir)}
+        self.folders = {spec.task: campaign_folder.run_folder(campaign_dir, spec) for spec in campaign_folder.planned_runs(campaign_dir)}
 
     def folder(self, case: str) -> Path:
         return self.folders[self.tasks[case]]
@@ -136,8 +137,8 @@ def test_selective_saboteur_cannot_drop_a_condition_from_the_counted_runs(
     campaign.run(campaign_dir, data_dir, run_canary=False)
     status = campaign.status(campaign_dir)
     outcomes = {}
-    for spec in campaign.planned_runs(campaign_dir):
-        result = records.read_json(records.run_folder(campaign_dir, spec) / records.RESULT_FILE)
+    for spec in campaign_folder.planned_runs(campaign_dir):
+        result = records.read_json(campaign_folder.run_folder(campaign_dir, spec) / records.RESULT_FILE)
         outcomes[spec.condition] = result["outcome"]
     assert set(outcomes) == {"no-skill", "with-skill"}
     assert not set(outcomes.values()) & HARNESS_FAULTS, outcomes

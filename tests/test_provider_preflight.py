@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from support.dry_run import dry_run
 
+from m4agent import campaign_folder
 from m4agent.errors import M4AgentError
 from m4agent.harness import campaign, records
 from m4agent.model_server import ScriptedModelServer, make_certificates, parse_script
@@ -34,8 +35,8 @@ def test_the_preflight_names_the_problem_and_starts_no_run(agent: str, kind: str
     with pytest.raises(M4AgentError, match=f"preflight failed.*{problem}"):
         dry_run(tmp_path, harness_data_dir, agent=agent, hosts=hosts, script={"turns": [{"fail": kind}]},
                 secrets=secrets, options=options, model=model, preflight=True)
-    (spec,) = campaign.planned_runs(tmp_path / "campaign")
-    assert records.attempt_folders(records.run_folder(tmp_path / "campaign", spec)) == []
+    (spec,) = campaign_folder.planned_runs(tmp_path / "campaign")
+    assert records.attempt_folders(campaign_folder.run_folder(tmp_path / "campaign", spec)) == []
     (found,) = json.loads((tmp_path / "campaign" / campaign.PREFLIGHT_FILE).read_text())["probes"]
     assert found["problem"] == problem and found["ok"] is False
 

@@ -11,9 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from m4agent.campaign_folder import RunSpec
 from m4agent.errors import M4AgentError
 from m4agent.harness import records
-from m4agent.harness.records import AttemptRecord, Outcome, RunSpec, RunState
+from m4agent.harness.records import AttemptRecord, Outcome, RunState
 from m4agent.run_folder import RESULT_FILE, STARTED_FILE, write_json_atomic
 
 SPEC = RunSpec(task="mimic-sofa-24h", task_digest="abc", condition="no-skill", schema="native",

@@ -18,6 +18,7 @@ import pytest
 from support.harness import docker_engine, write_matrix
 from support.task_tree import task_tree_with_skills
 
+from m4agent import campaign_folder
 from m4agent.harness import campaign, records
 from m4agent.harness.records import AttemptRecord, Outcome
 from m4agent.reference_export import export
@@ -134,11 +135,11 @@ def test_a_missing_run_and_an_interrupted_attempt_leave_the_skill_effect_unmoved
         campaign_dir: Path, tmp_path: Path) -> None:
     copy = tmp_path / "campaign"
     shutil.copytree(campaign_dir, copy, ignore=shutil.ignore_patterns(".harness.lock"))
-    specs = [s for s in campaign.planned_runs(copy) if s.agent == "oracle" and s.task == SHELL_TASK]
+    specs = [s for s in campaign_folder.planned_runs(copy) if s.agent == "oracle" and s.task == SHELL_TASK]
     missing, retried = sorted(specs, key=lambda s: s.condition)  # no-skill, with-skill
-    shutil.rmtree(records.run_folder(copy, missing) / "attempts")
-    (records.run_folder(copy, missing) / RESULT_FILE).unlink()
-    folder = records.run_folder(copy, retried)
+    shutil.rmtree(campaign_folder.run_folder(copy, missing) / "attempts")
+    (campaign_folder.run_folder(copy, missing) / RESULT_FILE).unlink()
+    folder = campaign_folder.run_folder(copy, retried)
     (folder / "attempts" / "0001").rename(folder / "attempts" / "0002")
     (folder / "attempts" / "0001").mkdir()
     records.finish_attempt(folder / "attempts" / "0001",

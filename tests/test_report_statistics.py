@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from m4agent.reports import estimands, resampling, sources
+from m4agent.reports import estimands, resampling, run_records
 from m4agent.reports.estimands import Arm, Parameters
-from m4agent.reports.sources import Observation, RunRecord
+from m4agent.reports.run_records import Observation, RunRecord
 
 
 @pytest.mark.parametrize("seed", [20260504, 1, 0, 2**40 + 5])
@@ -139,4 +139,4 @@ def test_quota_infrastructure_and_unfinished_runs_are_left_out_never_scored_zero
     never = RunRecord(task="t", condition="c", schema="native", agent="a", model="m", trial=2, outcome="missing")
     refused = RunRecord(task="t", condition="c", schema="native", agent="a", model="m", trial=3, reward=0.0,
                         outcome="quota")
-    assert [o.reward for o in sources.valid_observations([retried, never, refused])] == [0.8]
+    assert [o.reward for o in run_records.valid_observations([retried, never, refused])] == [0.8]

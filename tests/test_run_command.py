@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from support.harness import cli, docker_engine, shell_campaign, write_matrix
 
+from m4agent import campaign_folder
 from m4agent.harness import campaign, records
 from m4agent.harness.records import AttemptRecord, Outcome
 from m4agent.registry import TASKS_DIR
@@ -58,8 +59,8 @@ def test_a_finished_run_run_again_says_so_and_how_to_run_another_trial(data_dir:
     code, out, err = _run(data_dir, folder, "--agent", "oracle")
     assert code == 0 and "outcome scored" in out
     assert "already run" in err and "--trial 2" in err, err
-    [spec] = campaign.planned_runs(folder)
-    assert len(records.attempts(records.run_folder(folder, spec))) == 1
+    [spec] = campaign_folder.planned_runs(folder)
+    assert len(records.attempts(campaign_folder.run_folder(folder, spec))) == 1
 
 
 def test_another_trial_runs_that_trial_alone_beside_the_first(data_dir: Path, tmp_path: Path) -> None:
@@ -67,7 +68,7 @@ def test_another_trial_runs_that_trial_alone_beside_the_first(data_dir: Path, tm
     assert _run(data_dir, folder, "--agent", "oracle")[0] == 0
     code, _, err = _run(data_dir, folder, "--agent", "oracle", "--trial", "3")
     assert code == 0, err[-2000:]
-    assert sorted(spec.trial for spec in campaign.planned_runs(folder)) == [1, 3]
+    assert sorted(spec.trial for spec in campaign_folder.planned_runs(folder)) == [1, 3]
 
 
 def test_run_takes_routes_and_says_what_they_route(data_dir: Path, tmp_path: Path) -> None:
@@ -83,9 +84,9 @@ def _bar_counts(stderr: str) -> list[str]:
 def test_progress_after_a_resume_counts_every_run(data_dir: Path, tmp_path: Path) -> None:
     folder = shell_campaign(tmp_path, TASKS_DIR, "cp /dev/null output.csv\n", [TASK, "mimic-sofa-24h", "eicu-oasis"])
     campaign.run(folder, data_dir, run_canary=False)
-    first, second, third = campaign.planned_runs(folder)
-    (records.run_folder(folder, first) / RESULT_FILE).unlink()  # finished, not yet graded
-    runs = records.run_folder(folder, second)  # never finished: its only attempt interrupted
+    first, second, third = campaign_folder.planned_runs(folder)
+    (campaign_folder.run_folder(folder, first) / RESULT_FILE).unlink()  # finished, not yet graded
+    runs = campaign_folder.run_folder(folder, second)  # never finished: its only attempt interrupted
     (runs / RESULT_FILE).unlink()
     (runs / "attempts" / "0001" / ATTEMPT_FILE).unlink()
     done = cli("campaign", "run", "--dir", str(folder), "--data-dir", str(data_dir), "--no-canary", timeout=600)
@@ -104,8 +105,8 @@ name = "oracle"
 """)
     folder = tmp_path / "c"
     campaign.plan(matrix, folder)
-    spec = campaign.planned_runs(folder)[0]
-    attempt = records.new_attempt(records.run_folder(folder, spec))  # Docker failed once: no retry is left
+    spec = campaign_folder.planned_runs(folder)[0]
+    attempt = records.new_attempt(campaign_folder.run_folder(folder, spec))  # Docker failed once: no retry is left
     records.finish_attempt(attempt, AttemptRecord(number=1, outcome=Outcome.INFRA_ERROR, reason="docker failed"))
     done = cli("campaign", "run", "--dir", str(folder), "--data-dir", str(data_dir), "--no-canary", timeout=600)
     assert done.returncode == 3, done.stderr[-2000:]

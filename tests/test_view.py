@@ -18,9 +18,10 @@ from pathlib import Path
 
 import pytest
 
+from m4agent import campaign_folder
+from m4agent.campaign_folder import RunSpec
 from m4agent.errors import M4AgentError
 from m4agent.harness import records
-from m4agent.harness.records import RunSpec
 from m4agent.reference_export import export
 from m4agent.registry import TASKS_DIR, all_tasks
 from m4agent.reports.view import write_view
@@ -53,7 +54,7 @@ def _run(campaign: Path, condition: str, header: str, rows: list[str]) -> Path:
     task = all_tasks(TASKS_DIR)[TASK]
     spec = RunSpec(task=TASK, task_digest=task.digest, condition=condition, schema="native", agent="claude",
                    agent_version="1", model="claude-sonnet-4-5", trial=1)
-    folder = records.run_folder(campaign, spec)
+    folder = campaign_folder.run_folder(campaign, spec)
     records.write_run(folder, spec)
     (folder / "instruction.md").write_text("Compute SOFA over the first ICU day into ./output.csv")
     attempt = folder / "attempts" / "0001"

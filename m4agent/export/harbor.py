@@ -82,7 +82,7 @@ def export_harbor(out: Path, data_dir: Path, image: str, task_names: Sequence[st
     for condition in conditions:
         get_condition(condition)  # raises, naming the conditions, on an unknown one
     for schema in schemas:
-        workspaces.paths.check_variant(schema)
+        workspaces.store.check_variant(schema)
     out.mkdir(parents=True, exist_ok=True)
     project_copy = _project_copy(out / ".m4agent-project")
     exported = []

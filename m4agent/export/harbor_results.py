@@ -8,7 +8,7 @@ like any campaign: task, condition and schema from the exported task's name
 (``m4agent/<task>__<condition>__<schema>``), trials numbered per combination in start order.
 
 Harbor mounts a trial's ``agent/``, ``verifier/`` and ``artifacts/`` into the environment, so
-whatever lies below them is the agent's word: trials are found by ``m4agent.harness.discovery``'s
+whatever lies below them is the agent's word: trials are found by ``m4agent.discovery``'s
 walk, which never enters them (nor a link), and the verifier's ``result.json`` is read only beside
 its trial.
 """
@@ -21,8 +21,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from m4agent import discovery
 from m4agent.errors import M4AgentError
-from m4agent.harness import discovery
 
 PREFIX = "m4agent/"
 RESULT_FILE = "result.json"  # Harbor's TrialResult, and our verifier's under verifier/

@@ -15,11 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from m4agent import discovery
 from m4agent.errors import M4AgentError
 from m4agent.grading import run_files
 from m4agent.grading.grade import grade_runs_each_if_needed
 from m4agent.grading.loader import Run
-from m4agent.harness import discovery
 from m4agent.registry import TASKS_DIR, Task, all_tasks
 from m4agent.run_folder import (
     OUTPUT_NAME,

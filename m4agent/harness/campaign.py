@@ -41,7 +41,8 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from m4agent import interrupts
+from m4agent import campaign_folder, interrupts
+from m4agent.campaign_folder import CAMPAIGN_FILE, PLAN_FILE, RunSpec, planned_runs
 from m4agent.errors import M4AgentError
 from m4agent.harness import canary, ledger, probe, records, templates
 from m4agent.harness import container as docker_layer
@@ -49,7 +50,7 @@ from m4agent.harness.conditions import skill_name_conflicts
 from m4agent.harness.egress import EgressPolicy, policy_for
 from m4agent.harness.image import cli_versions, ensure_image, image_tag
 from m4agent.harness.matrix import Matrix, build, load_source, merge
-from m4agent.harness.records import AttemptRecord, RunSpec, RunState
+from m4agent.harness.records import AttemptRecord, RunState
 from m4agent.harness.run import RunContext, run_attempt, scratch_root
 from m4agent.harness.wire.certs import MeteringCA
 from m4agent.locking import data_dir_lock
@@ -66,8 +67,6 @@ from m4agent.run_folder import (
     write_json_atomic,
 )
 
-CAMPAIGN_FILE = "campaign.json"
-PLAN_FILE = "plan.json"
 LOCK_FILE = "lock.json"
 MUTEX_FILE = ".harness.lock"
 PREFLIGHT_FILE = "preflight.json"  # the preflight's answer per agent and model (probe)
@@ -133,7 +132,7 @@ def plan_doc(doc: dict[str, Any], base: Path, campaign_dir: Path, tasks_dir: Pat
         planned = {**before["runs"], **planned}
         skipped = [*before.get("skipped", []), *skipped]
     for spec in built.runs:
-        records.write_run(records.run_folder(campaign_dir, spec), spec)
+        records.write_run(campaign_folder.run_folder(campaign_dir, spec), spec)
     write_json_atomic(plan_path, {"runs": planned, "skipped": skipped})
     write_json_atomic(meta_path, meta)
     return built
@@ -150,22 +149,8 @@ def _build_entry(entry: dict[str, Any], meta: dict[str, Any]) -> Matrix:
     return build(entry["matrix"], Path(entry["matrix_base"]), _tasks(Path(meta["tasks_dir"])))
 
 
-def _meta(campaign_dir: Path) -> dict[str, Any]:
-    path = campaign_dir / CAMPAIGN_FILE
-    if not path.exists():
-        raise M4AgentError(f"{campaign_dir} is not a campaign folder (no {CAMPAIGN_FILE}); "
-                           "start one with `m4agent campaign plan MATRIX --dir DIR`")
-    return read_json(path)
-
-
-def planned_runs(campaign_dir: Path) -> list[RunSpec]:
-    _meta(campaign_dir)
-    runs = read_json(campaign_dir / PLAN_FILE)["runs"]
-    return [RunSpec(**spec) for spec in runs.values()]
-
-
 def _matrix(campaign_dir: Path) -> tuple[Matrix, dict[str, Task], dict[str, Any]]:
-    meta = _meta(campaign_dir)
+    meta = campaign_folder.read_meta(campaign_dir)
     tasks = _tasks(Path(meta["tasks_dir"]))
     return merge([_build_entry(entry, meta) for entry in _matrices(meta)]), tasks, meta
 
@@ -197,7 +182,7 @@ def status(campaign_dir: Path) -> dict[str, Any]:
     attempts = 0
     rewards: list[float] = []
     for spec in planned_runs(campaign_dir):
-        folder = records.run_folder(campaign_dir, spec)
+        folder = campaign_folder.run_folder(campaign_dir, spec)
         states[records.state(folder, matrix.max_retries).value] += 1
         ended = records.attempts(folder)
         attempts += len(ended)
@@ -372,7 +357,7 @@ class Grader:
 
         to_grade: list[tuple[RunSpec, AttemptRecord, int, Path]] = []
         for spec in batch:
-            folder = records.run_folder(self.campaign_dir, spec)
+            folder = campaign_folder.run_folder(self.campaign_dir, spec)
             if (folder / RESULT_FILE).exists():
                 continue
             ended = records.attempts(folder)
@@ -398,7 +383,7 @@ class Grader:
 
     def _write(self, spec: RunSpec, result: dict[str, Any]) -> None:
         """The run's final files beside run.json (copies of the final attempt's), then result.json last."""
-        folder = records.run_folder(self.campaign_dir, spec)
+        folder = campaign_folder.run_folder(self.campaign_dir, spec)
         attempt = folder / ATTEMPTS_DIR / f"{result['attempt']:04d}"
         for name in FINAL_FILES:
             if (attempt / name).is_file() and not (attempt / name).is_symlink():
@@ -499,7 +484,7 @@ def run(campaign_dir: Path, data_dir: Path, workers: int | None = None, wait: bo
         ensure_image(engine)
         docker_layer.reap(engine, campaign=meta["id"])
         for spec in specs:
-            records.close_interrupted(records.run_folder(campaign_dir, spec))
+            records.close_interrupted(campaign_folder.run_folder(campaign_dir, spec))
         from m4agent import workspaces
 
         with data_dir_lock(data_dir):  # the exports write into the data directory
@@ -518,7 +503,7 @@ def run(campaign_dir: Path, data_dir: Path, workers: int | None = None, wait: bo
         _write_lock(campaign_dir, ctx, matrix, tasks, cli_versions(engine, image))
         if preflight:
             _preflight_models(ctx, matrix, [s for s in specs if records.state(
-                records.run_folder(campaign_dir, s), matrix.max_retries) is RunState.PENDING], say)
+                campaign_folder.run_folder(campaign_dir, s), matrix.max_retries) is RunState.PENDING], say)
         if run_canary:
             report = canary.run_canary(ctx, specs)
             write_json_atomic(campaign_dir / "canary.json", report)
@@ -531,7 +516,7 @@ def run(campaign_dir: Path, data_dir: Path, workers: int | None = None, wait: bo
         try:
             pending = []
             for spec in specs:
-                state = records.state(records.run_folder(campaign_dir, spec), matrix.max_retries)
+                state = records.state(campaign_folder.run_folder(campaign_dir, spec), matrix.max_retries)
                 if state is RunState.GRADING:
                     grader.submit(spec)
                 elif state is RunState.PENDING:
@@ -602,7 +587,7 @@ def _work(ctx: RunContext, matrix: Matrix, pending: list[RunSpec], workers: int,
 
     def one(spec: RunSpec) -> None:
         entry = matrix.agents[spec.agent]
-        folder = records.run_folder(ctx.campaign_dir, spec)
+        folder = campaign_folder.run_folder(ctx.campaign_dir, spec)
         held = [caps[p] for p in entry.agent.providers_for(entry.options) if p in caps]
         queues = set(entry.agent.providers_for(entry.options) or (entry.agent.name,))
         while records.state(folder, matrix.max_retries) is RunState.PENDING:

@@ -28,9 +28,9 @@ from pathlib import Path
 from typing import Any
 
 from m4agent import layout, workspaces
+from m4agent.campaign_folder import RunSpec
 from m4agent.harness import container as docker_layer
 from m4agent.harness.agents import get_agent
-from m4agent.harness.records import RunSpec
 
 SECRET_NAMES = (".codex", ".claude", ".claude.json", ".gemini", ".pi", ".ssh", ".aws", ".config/gcloud",
                 ".netrc", ".docker/config.json", ".npmrc")

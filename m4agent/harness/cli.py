@@ -23,9 +23,11 @@ from rich.progress import (
 )
 from rich.table import Table
 
+from m4agent import campaign_folder
+from m4agent.campaign_folder import RunSpec
 from m4agent.cli_options import DataDir, NoFail, TasksDir, announce_data_dir
 from m4agent.errors import EXIT_INCOMPLETE, EXIT_STRICT_FAIL, M4AgentError
-from m4agent.harness.records import AttemptRecord, RunSpec
+from m4agent.harness.records import AttemptRecord
 from m4agent.run_folder import RESULT_FILE, read_json
 
 console = Console(stderr=True)
@@ -168,8 +170,8 @@ def campaign_plan(
                                "holding campaign.json and plan.json, or a folder of them)")
     built = campaign.plan(matrix, campaign_dir, agents=agent, tasks_dir=tasks_dir, add=add)
     whole, _, _ = campaign._matrix(campaign_dir)
-    left = [spec for spec in campaign.planned_runs(campaign_dir)
-            if records.state(records.run_folder(campaign_dir, spec), whole.max_retries) is records.RunState.PENDING]
+    left = [spec for spec in campaign_folder.planned_runs(campaign_dir)
+            if records.state(campaign_folder.run_folder(campaign_dir, spec), whole.max_retries) is records.RunState.PENDING]
     found = estimate.estimate(whole, left, estimate.measure([campaign_dir, *(usage_from or [])]), workers)
     blocks = block_counts(built)
     if as_json:
@@ -179,7 +181,7 @@ def campaign_plan(
             "runs": [json.loads(line) for line in campaign.write_planned(campaign_dir).splitlines()],
             "estimate": found.as_json()}) + "\n")
         return
-    total = len(campaign.planned_runs(campaign_dir))
+    total = len(campaign_folder.planned_runs(campaign_dir))
     console.print(f"planned {len(built.runs)} runs in {campaign_dir}"
                   + (f" ({len(built.skipped)} cells skipped: eICU has no transformed schema)" if built.skipped else "")
                   + (f"; the campaign holds {total}" if total != len(built.runs) else ""), soft_wrap=True)
@@ -316,7 +318,7 @@ def run_one(
 
     Exit 0 on a strict pass, 2 on a strict failure or no output, 3 when the run got no result (see the
     exit codes). Again with another --trial, the same --dir holds the new trial beside the first."""
-    from m4agent.harness import campaign, records
+    from m4agent.harness import campaign
     from m4agent.model_server.cli import parse_route
 
     options = _agent_options(option)
@@ -328,9 +330,9 @@ def run_one(
     built = campaign.plan_doc(doc, Path.cwd(), campaign_dir, tasks_dir, add=own,
                               planned_by=campaign.RUN_ORIGIN)
     [spec] = built.runs
-    folder = records.run_folder(campaign_dir, spec)
+    folder = campaign_folder.run_folder(campaign_dir, spec)
     if (folder / RESULT_FILE).exists():
-        trials = [s.trial for s in campaign.planned_runs(campaign_dir) if s.task == spec.task
+        trials = [s.trial for s in campaign_folder.planned_runs(campaign_dir) if s.task == spec.task
                   and (s.condition, s.schema, s.agent, s.model) == (spec.condition, spec.schema, spec.agent, spec.model)]
         console.print(f"[yellow]already run[/]: this run finished before; its result is shown, nothing was run. "
                       f"Another trial: the same command with --trial {max(trials) + 1}", soft_wrap=True)

@@ -27,10 +27,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from m4agent import discovery
+from m4agent.campaign_folder import RunSpec
 from m4agent.errors import M4AgentError
-from m4agent.harness import discovery, ledger, records
+from m4agent.harness import ledger, records
 from m4agent.harness.matrix import Matrix
-from m4agent.harness.records import RunSpec
 
 PUBLISHED_NOTE = "M4Bench publishes no per-run token counts"
 

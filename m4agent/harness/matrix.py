@@ -46,11 +46,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from m4agent.campaign_folder import RunSpec
 from m4agent.errors import M4AgentError
 from m4agent.harness.agents import Agent, get_agent
 from m4agent.harness.conditions import CONDITIONS, skills_digest
 from m4agent.harness.container import Limits
-from m4agent.harness.records import RunSpec
 from m4agent.registry import Task
 
 PROFILES_DIR = Path(__file__).resolve().parent / "profiles"

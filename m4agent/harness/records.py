@@ -1,10 +1,7 @@
 """Run records: what defines a run, its key, its attempts and their outcomes (the ledger).
 
-A campaign folder holds one folder per planned run, ``runs/<task>/<key>/``, where
-``key`` is a content hash of what defines the run (``RunSpec``): the task's digest,
-condition, schema variant, agent and agent version, model and trial. Nothing else
-(ports, paths, times, worker counts) enters the key, so a campaign resumed after
-an upgrade of unrelated code, or on another machine, finds its runs again.
+A campaign folder holds one folder per planned run, ``runs/<task>/<key>/`` (what defines a run and
+its key: ``campaign_folder``).
 
 A run folder holds ``run.json`` (the spec and key, written once), ``instruction.md``,
 and ``attempts/NNNN/``, one folder per attempt, appended and never removed (the agent's
@@ -24,8 +21,6 @@ any moment leaves either the old state or the new one.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import os
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
@@ -34,13 +29,13 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from m4agent.campaign_folder import RunSpec
 from m4agent.errors import M4AgentError
 from m4agent.run_folder import (
     ATTEMPT_FILE,
     ATTEMPTS_DIR,
     RESULT_FILE,
     RUN_FILE,
-    RUNS_DIR,
     STARTED_FILE,
     read_json,
     remove_leftovers,
@@ -81,30 +76,6 @@ class Outcome(StrEnum):
 
 
 INTERRUPTED = "interrupted"
-
-
-@dataclass(frozen=True)
-class RunSpec:
-    """What defines a run; its key is a hash of exactly these fields."""
-
-    task: str
-    task_digest: str
-    condition: str
-    schema: str
-    agent: str
-    agent_version: str
-    model: str
-    trial: int
-
-    @property
-    def key(self) -> str:
-        canonical = json.dumps(asdict(self), sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(canonical.encode()).hexdigest()[:20]
-
-    @property
-    def label(self) -> str:
-        """A readable name for messages and progress lines."""
-        return f"{self.task} {self.condition} {self.schema} {self.agent}/{self.model} t{self.trial}"
 
 
 @dataclass
@@ -152,10 +123,6 @@ class AttemptRecord:
 
 def now() -> str:
     return datetime.now(UTC).isoformat(timespec="milliseconds")
-
-
-def run_folder(campaign: Path, spec: RunSpec) -> Path:
-    return campaign / RUNS_DIR / spec.task / spec.key
 
 
 def write_run(folder: Path, spec: RunSpec, extra: dict[str, Any] | None = None) -> None:

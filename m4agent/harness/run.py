@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from m4agent import interrupts, layout, workspaces
+from m4agent.campaign_folder import RunSpec
 from m4agent.errors import M4AgentError
 from m4agent.harness import collect, integrity, ledger, metering, records, redact, trajectory
 from m4agent.harness import container as docker_layer
@@ -50,7 +51,7 @@ from m4agent.harness.conditions import place_skills
 from m4agent.harness.container import ContainerSpec
 from m4agent.harness.egress import EgressPolicy, EgressProxy, Metering
 from m4agent.harness.instructions import build_instruction
-from m4agent.harness.records import AttemptRecord, Outcome, RunSpec
+from m4agent.harness.records import AttemptRecord, Outcome
 from m4agent.harness.wire.certs import MeteringCA, upstream_context
 from m4agent.harness.wire.intercept import Meter
 from m4agent.registry import Task

@@ -31,7 +31,7 @@ BUILD_SECONDS = 600.0
 
 def export_digest(data_dir: Path, variant: str) -> str:
     """A digest of the variant's export stamps (each names its source database's state and tables)."""
-    from m4agent.workspaces.paths import NATIVE, stamp_path
+    from m4agent.workspaces.store import NATIVE, stamp_path
 
     stamps = ([stamp_path(data_dir, NATIVE, dataset) for dataset in ("mimic-iv", "eicu")] if variant == NATIVE
               else [stamp_path(data_dir, variant)])

@@ -1,6 +1,6 @@
 """Reports: the paper's estimands, intervals, tables and figures from any set of runs (``m4agent report``).
 
-Modules, each owning one thing: ``sources`` (runs from an m4agent campaign, a folder of M4Bench
+Modules, each owning one thing: ``run_records`` (runs from an m4agent campaign, a folder of M4Bench
 ``result.json`` files, or M4Bench's published run tables), ``nmae`` (ordered-value nMAE of one
 output), ``resampling`` (bootstraps and the sign-flip test), ``estimands`` (cells, deltas,
 comparisons, controls), ``validity`` (completeness, outcomes, integrity), ``tables``, ``figures``,

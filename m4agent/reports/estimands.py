@@ -24,7 +24,7 @@ from typing import Any
 
 from m4agent.reports import resampling
 from m4agent.reports.resampling import mean
-from m4agent.reports.sources import Observation
+from m4agent.reports.run_records import Observation
 
 NO_SKILL = "no-skill"
 WITH_SKILL = "with-skill"

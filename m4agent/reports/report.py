@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from m4agent.errors import M4AgentError
-from m4agent.reports import estimands, sources, validity
+from m4agent.reports import estimands, run_records, validity
 from m4agent.reports.estimands import Parameters
 
 REPORT_JSON = "report.json"
@@ -33,7 +33,7 @@ def _clean(value: Any) -> Any:
     return value
 
 
-def _view(observations: list[sources.Observation], loaded: sources.Loaded, params: Parameters,
+def _view(observations: list[run_records.Observation], loaded: run_records.Loaded, params: Parameters,
           planned: list[tuple[str, estimands.Arm, estimands.Arm]] | None = None) -> dict[str, Any]:
     table = estimands.cells(observations)
     families = {run.task: run.family for run in loaded.runs}
@@ -52,8 +52,8 @@ def _view(observations: list[sources.Observation], loaded: sources.Loaded, param
 def build(paths: Sequence[Path], params: Parameters | None = None, tasks_dir: Path | None = None) -> dict[str, Any]:
     """Load the runs of ``paths`` and make every estimate; the report as a JSON-ready dict."""
     params = params or Parameters()
-    loaded = sources.load(paths, tasks_dir)
-    valid_obs = sources.valid_observations(loaded.runs)
+    loaded = run_records.load(paths, tasks_dir)
+    valid_obs = run_records.valid_observations(loaded.runs)
     if not valid_obs and not loaded.runs:
         raise M4AgentError("no run to report on; run the campaign first (`m4agent campaign run --dir DIR`)")
     valid = _view(valid_obs, loaded, params)
@@ -79,18 +79,18 @@ def build(paths: Sequence[Path], params: Parameters | None = None, tasks_dir: Pa
     return _clean(report)
 
 
-def _departures(loaded: sources.Loaded) -> list[dict[str, Any]]:
+def _departures(loaded: run_records.Loaded) -> list[dict[str, Any]]:
     """Which conventions the runs departed from, per agent and condition: the campaigns' saved diagnoses
     (``m4agent explain``, ``explain.json``) of the runs this report counts; empty when none was made."""
     from m4agent import explain
 
     counted = {run.run_id for run in loaded.runs if run.valid}
-    saved = [record for source in loaded.sources if source["kind"] == sources.SOURCE_CAMPAIGN
+    saved = [record for source in loaded.sources if source["kind"] == run_records.SOURCE_CAMPAIGN
              for key, record in explain.saved(Path(source["path"])).items() if key in counted]
     return explain.departures_by_condition(saved)
 
 
-def _run_row(run: sources.RunRecord) -> dict[str, Any]:
+def _run_row(run: run_records.RunRecord) -> dict[str, Any]:
     row = asdict(run)
     row["valid"] = run.valid
     row["attempts"] = len(run.attempt_outcomes)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from m4agent.reports.sources import INFRA_OUTCOMES, Loaded, RunRecord
+from m4agent.reports.run_records import INFRA_OUTCOMES, Loaded, RunRecord
 
 
 def _key_text(key: tuple[str, str, str, str, str, int]) -> str:

@@ -22,8 +22,9 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from m4agent import campaign_folder, discovery
 from m4agent.errors import M4AgentError
-from m4agent.harness import campaign, discovery, records, trajectory
+from m4agent.harness import records, trajectory
 from m4agent.harness.agents import get_agent
 from m4agent.run_folder import ATTEMPTS_DIR, OUTPUT_NAME, RESULT_FILE, RUN_FILE, read_json
 
@@ -78,7 +79,7 @@ def _task(run_folder: Path, name: str) -> Any:
     campaign_dir = discovery.campaign_of(run_folder)
     tasks_dir = TASKS_DIR
     if campaign_dir is not None:
-        tasks_dir = Path(read_json(campaign_dir / campaign.CAMPAIGN_FILE).get("tasks_dir", TASKS_DIR))
+        tasks_dir = Path(read_json(campaign_dir / campaign_folder.CAMPAIGN_FILE).get("tasks_dir", TASKS_DIR))
     return all_tasks(tasks_dir).get(name)
 
 
@@ -130,7 +131,7 @@ def comparisons(run_folders: list[Path]) -> dict[Path, str]:
     for folder in run_folders:
         spec = read_json(folder / RUN_FILE)
         campaign_dir = discovery.campaign_of(folder)
-        data_dir = read_json(campaign_dir / campaign.CAMPAIGN_FILE).get("data_dir") if campaign_dir \
+        data_dir = read_json(campaign_dir / campaign_folder.CAMPAIGN_FILE).get("data_dir") if campaign_dir \
             else None
         task = _task(folder, spec["task"])
         output = _output_of(folder)

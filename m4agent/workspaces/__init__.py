@@ -9,7 +9,7 @@ container) creates a database of a few hundred kilobytes holding one view per re
 Dropped relations are never created, named or mounted. ``rewrite_instruction`` adapts an
 instruction to a transformed variant.
 
-Modules: ``paths`` (the store's layout), ``files`` (atomic read-only writes, the lock),
+Modules: ``store`` (the store's layout), ``files`` (atomic read-only writes, the lock),
 ``export`` (native export and stamps), ``dictionary`` (neutral names), ``obfuscate`` and
 ``restructure`` (the transformed variants), ``prepare`` (the three in order), ``plan`` (what
 a task sees), ``mounts`` (what its container binds), ``instruction`` (the instruction's
@@ -22,9 +22,9 @@ from pathlib import Path
 
 from m4agent.workspaces.instruction import rewrite_instruction
 from m4agent.workspaces.mounts import mount_folder, mounts
-from m4agent.workspaces.paths import NATIVE, OBFUSCATED, RESTRUCTURED, VARIANTS, data_root, dictionary_path
 from m4agent.workspaces.plan import Plan, Relation, plan_for
 from m4agent.workspaces.prepare import prepare
+from m4agent.workspaces.store import NATIVE, OBFUSCATED, RESTRUCTURED, VARIANTS, data_root, dictionary_path
 
 SETUP_SCRIPT: Path = Path(__file__).resolve().parent / "setup_database.py"
 

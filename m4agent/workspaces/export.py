@@ -28,7 +28,7 @@ from m4agent.dbt.duckdb_session import quote_identifier, sql_string
 from m4agent.errors import M4AgentError
 from m4agent.paths import database_path
 from m4agent.workspaces.files import read_json, write_json, write_parquet
-from m4agent.workspaces.paths import NATIVE, data_root, stamp_path
+from m4agent.workspaces.store import NATIVE, data_root, stamp_path
 
 EXPORT_FORMAT = 2  # bump when the export's settings change, so existing stamps expire
 DATASETS = ("mimic-iv", "eicu")

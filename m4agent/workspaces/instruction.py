@@ -26,8 +26,8 @@ from m4agent.errors import M4AgentError
 from m4agent.registry import Task
 from m4agent.workspaces.dictionary import Dictionary
 from m4agent.workspaces.files import read_json
-from m4agent.workspaces.paths import NATIVE, RESTRUCTURED, check_variant, dictionary_path
 from m4agent.workspaces.restructure import merged_into
+from m4agent.workspaces.store import NATIVE, RESTRUCTURED, check_variant, dictionary_path
 
 SCHEMA_DESCRIPTIONS = {
     "mimiciv_derived": "computed clinical concepts",

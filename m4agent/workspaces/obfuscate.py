@@ -27,7 +27,7 @@ from m4agent.workspaces.files import (
     write_json,
     write_parquet,
 )
-from m4agent.workspaces.paths import NATIVE, OBFUSCATED, data_root, dictionary_path, stamp_path
+from m4agent.workspaces.store import NATIVE, OBFUSCATED, data_root, dictionary_path, stamp_path
 
 VARIANT_FORMAT = 1
 

@@ -32,7 +32,8 @@ from m4agent.registry import Task
 from m4agent.workspaces.dictionary import MIMIC_SCHEMAS, merged_table, neutral_table
 from m4agent.workspaces.export import DERIVED_SCHEMA, exported_relations, relation_path, stamp_digest
 from m4agent.workspaces.files import digest, read_json
-from m4agent.workspaces.paths import (
+from m4agent.workspaces.restructure import merged_into
+from m4agent.workspaces.store import (
     NATIVE,
     OBFUSCATED,
     RESTRUCTURED,
@@ -41,7 +42,6 @@ from m4agent.workspaces.paths import (
     dictionary_path,
     stamp_path,
 )
-from m4agent.workspaces.restructure import merged_into
 
 PLAN_FORMAT = 1
 _NAME = re.compile(r"^[a-z_][a-z0-9_]*$")

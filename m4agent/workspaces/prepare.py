@@ -18,7 +18,8 @@ from m4agent.paths import resolve_data_dir
 from m4agent.workspaces.export import Progress, export_native
 from m4agent.workspaces.files import locked
 from m4agent.workspaces.obfuscate import prepare_obfuscated
-from m4agent.workspaces.paths import (
+from m4agent.workspaces.restructure import prepare_restructured
+from m4agent.workspaces.store import (
     NATIVE,
     OBFUSCATED,
     RESTRUCTURED,
@@ -27,7 +28,6 @@ from m4agent.workspaces.paths import (
     lock_path,
     mounts_root,
 )
-from m4agent.workspaces.restructure import prepare_restructured
 
 
 def prepare(data_dir: str | Path | None, variant: str, progress: Progress | None = None) -> Path:

@@ -49,7 +49,7 @@ from m4agent.workspaces.obfuscate import (
     remove_other_files,
     variant_stamp,
 )
-from m4agent.workspaces.paths import NATIVE, OBFUSCATED, RESTRUCTURED, data_root, dictionary_path, stamp_path
+from m4agent.workspaces.store import NATIVE, OBFUSCATED, RESTRUCTURED, data_root, dictionary_path, stamp_path
 
 
 @dataclass(frozen=True)

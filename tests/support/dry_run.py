@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from m4agent import campaign_folder
 from m4agent.harness import campaign, records
 from m4agent.model_server import ScriptedModelServer, make_certificates, parse_script
 from m4agent.run_folder import RESULT_FILE, read_json
@@ -47,7 +48,7 @@ class DryRun:
     statuses: list[dict[str, Any]]  # what each `campaign run` returned
 
     def run_folders(self) -> list[Path]:
-        return [records.run_folder(self.campaign_dir, spec) for spec in campaign.planned_runs(self.campaign_dir)]
+        return [campaign_folder.run_folder(self.campaign_dir, spec) for spec in campaign_folder.planned_runs(self.campaign_dir)]
 
     def run_folder(self) -> Path:
         (folder,) = self.run_folders()

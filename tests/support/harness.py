@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from m4agent.harness import campaign, records
+from m4agent import campaign_folder
+from m4agent.harness import campaign
 from m4agent.run_folder import RESULT_FILE, read_json
 
 PATIENTS = 30
@@ -77,14 +78,14 @@ options = {{ script = "{script}" }}
 
 
 def campaign_id(campaign_dir: Path) -> str:
-    return read_json(campaign_dir / campaign.CAMPAIGN_FILE)["id"]
+    return read_json(campaign_dir / campaign_folder.CAMPAIGN_FILE)["id"]
 
 
 def results(campaign_dir: Path) -> dict[str, dict[str, Any]]:
     """Every run's result.json by key."""
     found = {}
-    for spec in campaign.planned_runs(campaign_dir):
-        path = records.run_folder(campaign_dir, spec) / RESULT_FILE
+    for spec in campaign_folder.planned_runs(campaign_dir):
+        path = campaign_folder.run_folder(campaign_dir, spec) / RESULT_FILE
         if path.exists():
             found[spec.key] = read_json(path)
     return found

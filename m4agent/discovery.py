@@ -31,9 +31,8 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
+from m4agent.campaign_folder import CAMPAIGN_FILE, PLAN_FILE, RunSpec, planned_runs, run_folder
 from m4agent.errors import M4AgentError
-from m4agent.harness import campaign, records
-from m4agent.harness.records import RunSpec
 from m4agent.run_folder import ATTEMPTS_DIR, RESULT_FILE, RUN_FILE, RUNS_DIR, WORKSPACE_DIR
 
 LAYOUT_FOLDERS = frozenset({ATTEMPTS_DIR, WORKSPACE_DIR})  # never entered
@@ -49,7 +48,7 @@ class CampaignRuns:
     whole: bool  # the path is the campaign, its runs/ folder or above it: every planned run
 
     def run_folder(self, spec: RunSpec) -> Path:
-        return records.run_folder(self.folder, spec)
+        return run_folder(self.folder, spec)
 
 
 @dataclass(frozen=True)
@@ -80,15 +79,15 @@ def _holds(folder: Path, names: Collection[str]) -> bool:
 
 def _is_campaign(folder: Path) -> bool:
     """``campaign.json`` and ``plan.json`` as regular files (links are not followed), and no run record."""
-    modes = [_mode(folder / name) for name in (campaign.CAMPAIGN_FILE, campaign.PLAN_FILE)]
+    modes = [_mode(folder / name) for name in (CAMPAIGN_FILE, PLAN_FILE)]
     return all(mode is not None and stat.S_ISREG(mode) for mode in modes) and not _holds(folder, RUN_RECORDS)
 
 
 def _planned_runs(campaign_dir: Path) -> tuple[RunSpec, ...]:
     try:
-        return tuple(campaign.planned_runs(campaign_dir))
+        return tuple(planned_runs(campaign_dir))
     except (KeyError, TypeError, AttributeError) as exc:
-        raise M4AgentError(f"{campaign_dir / campaign.PLAN_FILE} is not a plan m4agent wrote ({exc!r}); the "
+        raise M4AgentError(f"{campaign_dir / PLAN_FILE} is not a plan m4agent wrote ({exc!r}); the "
                            "campaign folder is damaged") from exc
 
 
@@ -123,7 +122,7 @@ def _inside(campaign_dir: Path, root: Path, real: Path, marks: Collection[str]) 
     """The planned runs of ``campaign_dir`` at or below ``root`` (whose real location is ``real``)."""
     specs, planned = [], []
     for spec in _planned_runs(campaign_dir):
-        folder = records.run_folder(campaign_dir, spec)
+        folder = run_folder(campaign_dir, spec)
         if folder == real or real in folder.parents:
             specs.append(spec)
             given = root / folder.relative_to(real)

@@ -8,7 +8,7 @@
   follow-up manifest does;
 - **one of M4Bench's published run tables** (``final_*_runs.csv``, ``followup_canonical_runs.csv``).
 
-A folder is read by ``m4agent.harness.discovery``'s rule: a campaign's runs are its planned runs
+A folder is read by ``m4agent.discovery``'s rule: a campaign's runs are its planned runs
 (also when the folder given is its ``runs/`` or a folder above it, beside other campaigns and
 M4Bench result folders), and no record an agent could have written (in an attempt, a workspace) is
 ever read as a run.
@@ -29,8 +29,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from m4agent import campaign_folder, discovery
 from m4agent.errors import M4AgentError
-from m4agent.harness import discovery, records
+from m4agent.harness import records
 from m4agent.run_folder import OUTPUT_NAME, RESULT_FILE, RUN_FILE, RUNS_DIR, read_json
 
 SOURCE_CAMPAIGN = "m4agent-campaign"
@@ -312,13 +313,12 @@ def _m4bench_result(data: dict[str, Any], folder: Path) -> RunRecord:
 def load_campaign(found: discovery.CampaignRuns) -> Loaded:
     """The planned runs of an m4agent campaign that a path covers (finished or not), their attempts,
     and, when it covers them all, the run folders no plan names."""
-    from m4agent.harness import campaign
     from m4agent.reports import nmae
 
     campaign_dir, specs = found.folder, found.specs
-    meta = read_json(campaign_dir / campaign.CAMPAIGN_FILE)
+    meta = read_json(campaign_dir / campaign_folder.CAMPAIGN_FILE)
     tasks_dir = Path(meta["tasks_dir"]) if meta.get("tasks_dir") else None
-    planned_keys = {spec.key for spec in campaign.planned_runs(campaign_dir)}
+    planned_keys = {spec.key for spec in campaign_folder.planned_runs(campaign_dir)}
     truth = nmae.TruthColumns(campaign_dir / ".truth", tasks_dir)
     runs = []
     for spec in specs:
