@@ -104,3 +104,17 @@ def test_the_floor_check_sees_function_level_and_relative_imports(tmp_path: Path
     probe = tmp_path / "probe.py"
     probe.write_text("def f():\n    from ..harness import records\n    import m4agent.reports.page\n")
     assert _imports(probe, "m4agent.grading.probe") == {"m4agent.harness.records", "m4agent.reports.page"}
+
+
+# Names several packages give to their own module of the same job: each package's command group, and
+# one module per provider protocol (the metering proxy's reader, the provider stand-in's speaker).
+SHARED_NAMES = frozenset({"__init__", "cli", "anthropic", "openai", "gemini", "ollama"})
+
+
+def test_no_two_modules_share_a_name() -> None:
+    """Two modules called ``paths`` (or ``errors``, ``loader``) make a reader guess which one an import means."""
+    by_name: dict[str, list[str]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        by_name.setdefault(path.stem, []).append(_module_name(path))
+    shared = {name: modules for name, modules in by_name.items() if len(modules) > 1 and name not in SHARED_NAMES}
+    assert shared == {}

@@ -4,7 +4,7 @@ The metering proxy captures each exchange (``Exchange``); ``meter`` says which m
 call it was, with the provider's own usage, failure class and the steps (tool calls,
 tool results, text), and ``credential`` whose key it carried. Pure functions over
 bytes: no sockets, no files. One module per job: ``decode`` (encodings, body formats),
-one reader per protocol (``anthropic``, ``openai``, ``gemini``, ``ollama``), ``errors``
+one reader per protocol (``anthropic``, ``openai``, ``gemini``, ``ollama``), ``provider_errors``
 (failure classes), ``meter``, ``credential``.
 """
 

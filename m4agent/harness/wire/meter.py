@@ -21,7 +21,7 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 from m4agent.harness.ledger import FIELDS
-from m4agent.harness.wire import errors
+from m4agent.harness.wire import provider_errors
 from m4agent.harness.wire.anthropic import Anthropic
 from m4agent.harness.wire.decode import decode, documents, load_json
 from m4agent.harness.wire.exchange import Exchange, header
@@ -84,10 +84,10 @@ def _meter(ex: Exchange) -> Metered:
     docs = documents(answer.data, header(ex.response_headers, "content-type"))
     ok = ex.status is not None and 200 <= ex.status < 300
     if ex.status is not None and not ok:
-        problem = errors.provider_error(docs)
+        problem = provider_errors.provider_error(docs)
     else:
         problem = reader.stream_error(docs) if reader is not None else None
-    error = errors.classify(ex.status, problem)
+    error = provider_errors.classify(ex.status, problem)
     fallback = NO_ANSWER if ex.status is None else f"HTTP {ex.status}"
     if reader is not None and ok and error is None and not reader.finished(docs):
         if ex.truncated or answer.problem:
@@ -95,7 +95,7 @@ def _meter(ex: Exchange) -> Metered:
         else:  # the provider cut its answer short (or sent something that is not its format)
             error = "server_error"
             fallback = "the answer ended before its closing event" if docs else "the answer is not readable"
-    detail = errors.scrub(errors.detail(problem, fallback) if error else None, _request_values(ex))
+    detail = provider_errors.scrub(provider_errors.detail(problem, fallback) if error else None, _request_values(ex))
     if reader is None:
         return Metered(None, error=error, error_detail=detail, notes=tuple(notes))
     calls, text = reader.answer(docs) if ok else ([], "")
