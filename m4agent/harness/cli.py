@@ -26,7 +26,7 @@ from rich.table import Table
 from m4agent import campaign_folder
 from m4agent.campaign_folder import RunSpec
 from m4agent.cli_options import DataDir, NoFail, TasksDir, announce_data_dir
-from m4agent.errors import EXIT_INCOMPLETE, EXIT_STRICT_FAIL, M4AgentError
+from m4agent.errors import EXIT_ERROR, EXIT_INCOMPLETE, EXIT_STRICT_FAIL, M4AgentError
 from m4agent.harness.records import AttemptRecord
 from m4agent.run_folder import RESULT_FILE, read_json
 
@@ -385,7 +385,7 @@ def doctor(
             mark = "[green]ok[/]" if check["ok"] else "[red]FAIL[/]"
             out.print(f"{mark} {check['name']}: {check['detail']}", soft_wrap=True)
     if not all(check["ok"] for check in found):
-        raise typer.Exit(code=1)
+        raise typer.Exit(EXIT_ERROR)
 
 
 def _agent_options(items: list[str] | None) -> dict[str, str]:
