@@ -23,6 +23,7 @@ MACRO_REFERENCES: dict[str, tuple[str, ...]] = {
     "ventilation_episodes.sql": ("ref_ventilation",),
     "urine_output.sql": ("ref_urine_output_rate",),
     "urine_output_rate.sql": ("ref_urine_output_rate",),
+    "kdigo_stage_rules.sql": ("ref_kdigo_48h",),
 }
 
 NOT_A_SCORE: dict[str, str] = {

@@ -56,37 +56,21 @@ crrt AS (
 
 creatinine_stages AS (
 
-    -- Stage 3: >= 3 x the 7-day baseline, or >= 4.0 mg/dL with an acute rise (a 48-hour
-    -- low <= 3.7, i.e. a rise >= 0.3, or >= 1.5 x the 7-day baseline).
-    -- Stage 2: >= 2 x the 7-day baseline.
-    -- Stage 1: >= 0.3 mg/dL above the 48-hour low, or >= 1.5 x the 7-day baseline.
+    -- KDIGO's creatinine criterion (macros/mimiciv/kdigo_stage_rules.sql).
     SELECT
         stay_id,
         charttime,
         creat_low_past_7day,
         creat_low_past_48hr,
         creat,
-        CASE
-            WHEN creat >= creat_low_past_7day * 3.0 THEN 3
-            WHEN
-                creat >= 4
-                AND (creat_low_past_48hr <= 3.7 OR creat >= 1.5 * creat_low_past_7day)
-                THEN 3
-            WHEN creat >= creat_low_past_7day * 2.0 THEN 2
-            WHEN creat >= creat_low_past_48hr + 0.3 THEN 1
-            WHEN creat >= creat_low_past_7day * 1.5 THEN 1
-            ELSE 0
-        END AS aki_stage_creat
+        {{ kdigo_creatinine_stage('creat', 'creat_low_past_48hr', 'creat_low_past_7day') }} AS aki_stage_creat
     FROM creatinine
 
 ),
 
 urine_output_stages AS (
 
-    -- Stage 3: < 0.3 mL/kg/h over 24 hours, or anuria (0) over 12 hours.
-    -- Stage 2: < 0.5 mL/kg/h over 12 hours. Stage 1: < 0.5 mL/kg/h over 6 hours.
-    -- Each window needs its hours of documented output; no stage in the first 6 hours of
-    -- the stay; no 6-hour rate means no stage at all.
+    -- KDIGO's urine-output criterion (macros/mimiciv/kdigo_stage_rules.sql).
     SELECT
         uo.stay_id,
         uo.charttime,
@@ -94,15 +78,7 @@ urine_output_stages AS (
         uo.uo_rt_6hr,
         uo.uo_rt_12hr,
         uo.uo_rt_24hr,
-        CASE
-            WHEN uo.uo_rt_6hr IS NULL THEN NULL
-            WHEN uo.charttime <= {{ dbt.dateadd('hour', 6, 'ie.intime') }} THEN 0
-            WHEN uo.uo_tm_24hr >= 24 AND uo.uo_rt_24hr < 0.3 THEN 3
-            WHEN uo.uo_tm_12hr >= 12 AND uo.uo_rt_12hr = 0 THEN 3
-            WHEN uo.uo_tm_12hr >= 12 AND uo.uo_rt_12hr < 0.5 THEN 2
-            WHEN uo.uo_tm_6hr >= 6 AND uo.uo_rt_6hr < 0.5 THEN 1
-            ELSE 0
-        END AS aki_stage_uo
+        {{ kdigo_urine_output_stage('uo', 'ie.intime') }} AS aki_stage_uo
     FROM urine_output AS uo
     INNER JOIN icustays AS ie
         ON uo.stay_id = ie.stay_id
