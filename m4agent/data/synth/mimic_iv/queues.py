@@ -1,6 +1,6 @@
 """Chart and lab rows collected from several domains, then written as one block.
 
-A stay's chartevents come from the vitals, GCS, respiratory, weight and CRRT domains, a
+A stay's chartevents come from the vitals, GCS, respiratory, weight, chart-error and CRRT domains, a
 patient's labevents from its ward labs, ICU labs and blood gases. Collecting them first makes
 one buffer append per block, with the caregivers, store times and labevent ids drawn once for
 the block: a chart queue lives for one stay, a lab queue for one patient. When a queue is
