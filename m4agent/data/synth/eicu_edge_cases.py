@@ -13,7 +13,8 @@ spellings). ``plant(con)`` adds, with SQL only and as a function of the written 
 - **duplicates at one offset**: a second heart rate at the offset of a stay's first one.
 
 Stays are numbered ``k = 0, 1, ...`` in ``patientunitstayid`` order; each family cycles
-over them.
+over them. Each insert sorts what it adds (``ORDER BY ALL``), so a seed gives the same file, its
+rows' order included, whatever order DuckDB's threads produce the rows in.
 """
 
 from __future__ import annotations
@@ -70,6 +71,7 @@ def _vital_cut_points(con: duckdb.DuckDBPyConnection) -> None:
             {_next_chart_id()} + ROW_NUMBER() OVER (ORDER BY patientunitstayid, label, name, chartoffset),
             patientunitstayid, chartoffset, chartoffset + 5, cat, label, name, value
         FROM planted
+        ORDER BY ALL
     """)
 
 
@@ -90,6 +92,7 @@ def _duplicate_offsets(con: duckdb.DuckDBPyConnection) -> None:
             patientunitstayid, nursingchartoffset, nursingchartentryoffset, nursingchartcelltypecat,
             nursingchartcelltypevallabel, nursingchartcelltypevalname, '140'
         FROM firsts
+        ORDER BY ALL
     """)
 
 

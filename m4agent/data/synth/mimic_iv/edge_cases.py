@@ -31,6 +31,9 @@ least as many stays as values (30 patients give about 35 stays).
   exactly 6, 12 and 24 hours add up to a double a rounding error from their length.
 - **Stays without data** come from the generator's scenarios (no chartevents, missing
   lab families); cultures without specimen type or time are planted here.
+
+Every insert here sorts what it adds (``ORDER BY ALL``): a join's output order varies from run to
+run with DuckDB's threads, and the same seed should give the same file, its rows' order included.
 """
 
 from __future__ import annotations
@@ -127,6 +130,7 @@ def _insert_labs(con: duckdb.DuckDBPyConnection, select: str) -> None:
             itemid, charttime, charttime + INTERVAL 30 MINUTE,
             COALESCE(value, CAST(valuenum AS VARCHAR)), valuenum, 'STAT'
         FROM numbered
+        ORDER BY ALL
     """)
 
 
@@ -141,6 +145,7 @@ def _insert_chart(con: duckdb.DuckDBPyConnection, select: str) -> None:
             subject_id, hadm_id, stay_id, 1000, charttime, charttime + INTERVAL 5 MINUTE, itemid,
             COALESCE(value, CAST(valuenum AS VARCHAR)), valuenum, valueuom, 0
         FROM ({select})
+        ORDER BY ALL
     """)
 
 
@@ -278,6 +283,7 @@ def _weight_ties(con: duckdb.DuckDBPyConnection) -> None:
         INNER JOIN ({_STAYS}) AS s ON ce.stay_id = s.stay_id AND s.k % 5 = 0
         WHERE ce.itemid = 226512 AND ce.valuenum > 0 AND ce.valuenum < 1000
         QUALIFY ROW_NUMBER() OVER (PARTITION BY ce.stay_id ORDER BY ce.charttime, ce.valuenum) = 1
+        ORDER BY ALL
     """)
 
 
@@ -314,6 +320,7 @@ def _vasopressor_variants(con: duckdb.DuckDBPyConnection) -> None:
             ordercategorydescription, patientweight, totalamount, totalamountuom, isopenbag,
             continueinnextdept, statusdescription, originalamount, originalrate
         FROM firsts
+        ORDER BY ALL
     """)
 
 
@@ -329,13 +336,14 @@ def _hospital_ties(con: duckdb.DuckDBPyConnection) -> None:
         FROM mimiciv_hosp.services
         QUALIFY ROW_NUMBER() OVER (PARTITION BY hadm_id ORDER BY transfertime, curr_service) = 1
             AND hadm_id % 4 = 0
+        ORDER BY ALL
     """)
     con.execute("UPDATE mimiciv_hosp.microbiologyevents SET spec_type_desc = NULL "
                 "WHERE micro_specimen_id % 11 = 0")
     con.execute("UPDATE mimiciv_hosp.microbiologyevents SET charttime = NULL "
                 "WHERE micro_specimen_id % 5 = 0")
     con.execute("INSERT INTO mimiciv_hosp.prescriptions "
-                "SELECT * FROM mimiciv_hosp.prescriptions WHERE pharmacy_id % 9 = 0")
+                "SELECT * FROM mimiciv_hosp.prescriptions WHERE pharmacy_id % 9 = 0 ORDER BY ALL")
 
 
 def _urine_off_the_minute(con: duckdb.DuckDBPyConnection) -> None:
