@@ -65,17 +65,8 @@ arterial_pao2fio2 AS (
 
 vasopressor_infusions AS (
 
-    SELECT stay_id, starttime, endtime, 'epinephrine' AS agent, vaso_rate
-    FROM {{ ref('int_mimiciv_medication__epinephrine') }}
-    UNION ALL
-    SELECT stay_id, starttime, endtime, 'norepinephrine' AS agent, vaso_rate
-    FROM {{ ref('int_mimiciv_medication__norepinephrine') }}
-    UNION ALL
-    SELECT stay_id, starttime, endtime, 'dopamine' AS agent, vaso_rate
-    FROM {{ ref('int_mimiciv_medication__dopamine') }}
-    UNION ALL
-    SELECT stay_id, starttime, endtime, 'dobutamine' AS agent, vaso_rate
-    FROM {{ ref('int_mimiciv_medication__dobutamine') }}
+    -- the four agents SOFA scores (macro shared with first_day_sofa)
+    {{ sofa_vasopressor_infusions() }}
 
 ),
 
