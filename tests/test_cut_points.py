@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 from functools import cache
+from pathlib import Path
 
 import pytest
 from cut_point_exceptions import GENERATOR_GAPS, MACRO_REFERENCES, NOT_A_SCORE
@@ -91,19 +92,41 @@ def test_every_macro_with_a_threshold_is_mapped_to_its_references() -> None:
     assert not stale, f"cut_point_exceptions.py names macros without cut-points: {sorted(stale)}"
 
 
+@cache
+def _macro_files() -> dict[str, Path]:
+    """Every macro of the project by name, and the file defining it."""
+    return {name: path for path in (ROOT / "macros").rglob("*.sql")
+            for name in re.findall(r"\{%-?\s*macro\s+(\w+)", path.read_text())}
+
+
+def _sql_behind(reference: str) -> str:
+    """The reference's SQL with everything it runs: the models it reads (a reference over a concept:
+    kdigo-48h reads kdigo_stages) and the project's macros they call (sofa-24h calls sofa_first_day,
+    which calls the organ scores), to the end of both chains."""
+    texts = [(REFERENCES / f"{reference}.sql").read_text()]
+    seen: set[str] = set()
+    while True:
+        sql = "".join(texts)
+        wanted = {f"ref:{name}" for name in re.findall(r"ref\('(\w+)'\)", sql)}
+        wanted |= {f"macro:{name}" for name in _macro_files() if re.search(rf"\b{name}\s*\(", sql)}
+        new = wanted - seen
+        if not new:
+            return sql
+        seen |= new
+        for item in sorted(new):
+            kind, name = item.split(":", 1)
+            paths = (ROOT / "models").rglob(f"{name}.sql") if kind == "ref" else [_macro_files()[name]]
+            texts.extend(path.read_text() for path in paths)
+
+
 @pytest.mark.parametrize(("macro_file", "reference"),
                          [(m, r) for m, refs in MACRO_REFERENCES.items() for r in refs])
-def test_each_mapped_reference_or_a_model_it_reads_calls_its_macro(macro_file: str, reference: str) -> None:
+def test_each_mapped_reference_runs_its_macro(macro_file: str, reference: str) -> None:
     defined = re.findall(r"\{%-?\s*macro\s+(\w+)", (MACROS / macro_file).read_text())
-    sql = (REFERENCES / f"{reference}.sql").read_text()
-    builder = ROOT / "macros" / "references" / f"m4_{reference.replace('ref_', 'reference_', 1)}.sql"
-    if builder.is_file():
-        sql += builder.read_text()
-    # or a model it reads calls it (a reference over a concept: kdigo-48h reads kdigo_stages)
-    for name in set(re.findall(r"ref\('(\w+)'\)", sql)):
-        sql += "".join(path.read_text() for path in (ROOT / "models").rglob(f"{name}.sql"))
+    sql = _sql_behind(reference)
     assert any(re.search(rf"\b{name}\s*\(", sql) for name in defined), (
-        f"{reference} and the models it reads call none of {defined} ({macro_file}): fix MACRO_REFERENCES")
+        f"{reference}, the models it reads and the macros they call use none of {defined} ({macro_file}): "
+        "fix MACRO_REFERENCES")
 
 
 def test_extraction_reads_comparisons_and_names_them() -> None:

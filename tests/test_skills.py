@@ -120,6 +120,13 @@ def test_every_skill_frontmatter_is_yaml_with_text_values() -> None:
         assert all(isinstance(v, str) for v in front.values()), skill
 
 
+def test_a_rawsql_skill_goes_stale_when_a_shared_macro_its_reference_runs_changes() -> None:
+    """ref_sofa_24h's SQL is its m4_reference_* macro, which calls the shared first-day assembly,
+    which calls the organ scores: an edit to any of them changes the compiled SQL."""
+    names = {path.name for path in rawsql.model_sources("ref_sofa_24h")}
+    assert {"ref_sofa_24h.sql", "m4_reference_sofa_24h.sql", "sofa_first_day.sql", "sofa_organ_scores.sql"} <= names
+
+
 def test_rawsql_names_a_narrow_event_model_by_its_source_table() -> None:
     sql = ('SELECT * FROM "m4agent"."mimiciv_events"."int_mimiciv_events__chartevents_used" AS c\n'
            'JOIN "m4agent"."mimiciv_events"."int_mimiciv_events__labevents_used" AS l USING (subject_id)')

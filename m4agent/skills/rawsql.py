@@ -9,7 +9,8 @@ model. Relation names are written as an agent's database spells them: dbt's
 per build for speed) becomes its source table, which an agent has and which gives the
 same result (every query filters its own item ids); the mimic-code concepts keep their
 ``mimiciv_derived.<alias>`` names. ``wrap`` puts the SQL in a minimal skill that records
-the model file and its sha256, so a test can tell when the SQL is out of date without dbt.
+the model file and the sha256 of its sources (``model_sha256``), so a test can tell when the SQL is
+out of date without dbt.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ from m4agent.paths import PROJECT_ROOT
 from m4agent.registry import Task
 
 REFERENCE_DIR = PROJECT_ROOT / "models" / "marts" / "reference"
-REFERENCE_MACROS = PROJECT_ROOT / "macros" / "references"
 _RELATION = re.compile(r'"[A-Za-z0-9_]+"\."([A-Za-z0-9_]+)"\."([A-Za-z0-9_]+)"')
 _STAGING = re.compile(r"^stg_([a-z0-9]+_[a-z0-9]+)__([a-z0-9_]+)$")
 _NARROW_EVENTS = re.compile(r"^int_mimiciv_events__([a-z]+)_used$")
@@ -33,15 +33,33 @@ _EVENT_SOURCE = {"chartevents": "mimiciv_icu", "inputevents": "mimiciv_icu", "ou
                  "procedureevents": "mimiciv_icu", "labevents": "mimiciv_hosp"}
 _SHA = re.compile(r"^model source sha256: ([0-9a-f]{64})$", re.MULTILINE)
 _FENCE_OPEN = "```sql\n"
+_MACRO_DEFINITION = re.compile(r"\{%-?\s*macro\s+(\w+)")
+
+
+def _project_macros() -> dict[str, Path]:
+    """Every macro of the project by name, and the file defining it."""
+    return {name: path for path in sorted((PROJECT_ROOT / "macros").rglob("*.sql"))
+            for name in _MACRO_DEFINITION.findall(path.read_text())}
+
+
+def model_sources(model: str) -> list[Path]:
+    """What the compiled SQL is rendered from: the reference model's SQL file and every project macro
+    it calls, and those they call (its m4_reference_* macro and conventions, shared rules such as
+    sofa_first_day and the organ scores). A concept the model reads is a relation name in the
+    compiled SQL, not its text, so it is not among them."""
+    macros = _project_macros()
+    files = [REFERENCE_DIR / f"{model}.sql"]
+    while True:
+        text = "".join(path.read_text() for path in files)
+        called = sorted({macros[name] for name in macros if re.search(rf"\b{name}\s*\(", text)} - set(files))
+        if not called:
+            return files
+        files.extend(called)
 
 
 def model_sha256(model: str) -> str:
-    """sha256 of the reference model's SQL file (what the compiled SQL was rendered from), and of the
-    macro holding its SQL when the model calls one (macros/references: a reference with declared
-    conventions, m4agent.conventions)."""
-    source = (REFERENCE_DIR / f"{model}.sql").read_bytes()
-    macro = REFERENCE_MACROS / f"m4_reference_{model.removeprefix('ref_')}.sql"
-    return hashlib.sha256(source + (macro.read_bytes() if macro.is_file() else b"")).hexdigest()
+    """sha256 of ``model_sources``: a change to any of them makes the rawsql skill out of date."""
+    return hashlib.sha256(b"".join(path.read_bytes() for path in model_sources(model))).hexdigest()
 
 
 def agent_relation_names(sql: str) -> str:
