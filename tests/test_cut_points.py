@@ -20,6 +20,10 @@ other places must follow it:
   so a common number (100) is found whatever the generator uses it for; it fails for the
   fractional and unusual cut-points when the generator has nothing near them. The gaps are
   listed in GENERATOR_GAPS, each with its reason.
+
+A reference's own SQL (models/marts/reference/ref_*.sql and its macros/references/m4_reference_*.sql:
+eICU OASIS keeps eicu-code's bands there) is held to the same statement; the eICU generator plants
+its cut-points as charted text (data/synth/eicu_edge_cases.py), which this check does not read.
 """
 
 from __future__ import annotations
@@ -62,6 +66,26 @@ def test_cut_point_is_stated_by_the_reference(cut: CutPoint, reference: str) -> 
         f"{cut.macro_file} compares {cut.name} {cut.op} {cut.number}, but {reference}.yml's description, column "
         f"descriptions and meta.skill never write {cut.number}: state the macro's rule there "
         "(then `m4agent tasks skills`)")
+
+
+def _reference_of(sql_file: str) -> str:
+    """ref_x.sql and macros/references/m4_reference_x.sql are the SQL of reference ref_x."""
+    return "ref_" + sql_file.removesuffix(".sql").removeprefix("m4_reference_").removeprefix("ref_")
+
+
+# A reference's own comparisons (eICU OASIS keeps eicu-code's bands in its model; a reference's
+# macro may filter or window): the same statement holds them.
+REFERENCE_CUTS = [cut for path in [*sorted(REFERENCES.glob("ref_*.sql")),
+                                   *sorted((ROOT / "macros" / "references").glob("m4_reference_*.sql"))]
+                  for cut in macro_cut_points(path)]
+
+
+@pytest.mark.parametrize("cut", REFERENCE_CUTS, ids=lambda c: f"{c.label}-in-{_reference_of(c.macro_file)}.yml")
+def test_a_references_own_cut_point_is_stated_by_it(cut: CutPoint) -> None:
+    reference = _reference_of(cut.macro_file)
+    assert cut.value in _stated(reference), (
+        f"{cut.macro_file} compares {cut.name} {cut.op} {cut.number}, but {reference}.yml's description, column "
+        f"descriptions and meta.skill never write {cut.number}: state it there (then `m4agent tasks skills`)")
 
 
 @pytest.mark.parametrize(
