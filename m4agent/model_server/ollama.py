@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from m4agent.model_server.answers import Answer
-from m4agent.model_server.protocol import Protocol, Reply, json_reply
+from m4agent.model_server.protocol import ChatMessages, Reply, json_reply
 
 OLLAMA_PATHS = ("/api/chat", "/api/tags", "/api/show", "/api/version")
 
@@ -20,7 +20,7 @@ def _now() -> str:
     return datetime.now(UTC).isoformat().replace("+00:00", "Z")
 
 
-class Ollama(Protocol):
+class Ollama(ChatMessages):
     name = "ollama"
     call_prefix = "call"
 
@@ -29,13 +29,6 @@ class Ollama(Protocol):
 
     def streaming(self, body: dict[str, Any], path: str) -> bool:
         return body.get("stream", True) is not False
-
-    def turn_index(self, body: dict[str, Any]) -> int:
-        return sum(1 for m in body.get("messages", []) if isinstance(m, dict) and m.get("role") == "assistant")
-
-    def tools(self, body: dict[str, Any]) -> list[tuple[str, Any]]:
-        return [(t["function"]["name"], t["function"].get("parameters")) for t in body.get("tools", [])
-                if isinstance(t, dict) and isinstance(t.get("function"), dict) and "name" in t["function"]]
 
     def other(self, method: str, path: str, body: dict[str, Any]) -> Reply | None:
         if path.startswith("/api/chat"):

@@ -13,7 +13,7 @@ import time
 from typing import Any
 
 from m4agent.model_server.answers import Answer, new_id
-from m4agent.model_server.protocol import Protocol, Reply, json_reply, sse
+from m4agent.model_server.protocol import ChatMessages, Protocol, Reply, json_reply, sse
 
 
 def _openai_error(kind: str, model: str) -> Reply:
@@ -119,20 +119,13 @@ class Responses(Protocol):
         return None
 
 
-class ChatCompletions(Protocol):
+class ChatCompletions(ChatMessages):
     name = "openai-chat"
     call_prefix = "call"
 
     def matches(self, method: str, path: str) -> bool:
         return path.startswith("/v1/chat/completions") or path.startswith("/chat/completions") or \
             (method == "GET" and path.rstrip("/") in ("/v1/models", "/models"))
-
-    def turn_index(self, body: dict[str, Any]) -> int:
-        return sum(1 for m in body.get("messages", []) if isinstance(m, dict) and m.get("role") == "assistant")
-
-    def tools(self, body: dict[str, Any]) -> list[tuple[str, Any]]:
-        return [(t["function"]["name"], t["function"].get("parameters")) for t in body.get("tools", [])
-                if isinstance(t, dict) and isinstance(t.get("function"), dict) and "name" in t["function"]]
 
     def other(self, method: str, path: str, body: dict[str, Any]) -> Reply | None:
         if method == "GET":

@@ -65,3 +65,15 @@ class Protocol:
     def other(self, method: str, path: str, body: dict[str, Any]) -> Reply | None:
         """Requests of this provider that are not a model turn (model lists, token counts); None: not one."""
         return None
+
+
+class ChatMessages(Protocol):
+    """A protocol whose conversation is OpenAI's chat shape: ``messages`` with a ``role`` each, and
+    ``tools`` of ``{"function": {"name", "parameters"}}`` (Chat Completions, and Ollama's ``/api/chat``)."""
+
+    def turn_index(self, body: dict[str, Any]) -> int:
+        return sum(1 for m in body.get("messages", []) if isinstance(m, dict) and m.get("role") == "assistant")
+
+    def tools(self, body: dict[str, Any]) -> list[tuple[str, Any]]:
+        return [(t["function"]["name"], t["function"].get("parameters")) for t in body.get("tools", [])
+                if isinstance(t, dict) and isinstance(t.get("function"), dict) and "name" in t["function"]]
