@@ -31,7 +31,6 @@ from __future__ import annotations
 import re
 from decimal import Decimal
 from functools import cache
-from pathlib import Path
 
 import pytest
 from cut_point_exceptions import GENERATOR_GAPS, MACRO_REFERENCES, NOT_A_SCORE
@@ -46,6 +45,8 @@ from support.cut_points import (
     numbers_in_text,
     stated_rule,
 )
+
+from m4agent.skills import rawsql
 
 CUT_POINTS: list[CutPoint] = [cut for name in MACRO_REFERENCES for cut in macro_cut_points(MACROS / name)]
 GENERATOR = generator_numbers()
@@ -116,11 +117,7 @@ def test_every_macro_with_a_threshold_is_mapped_to_its_references() -> None:
     assert not stale, f"cut_point_exceptions.py names macros without cut-points: {sorted(stale)}"
 
 
-@cache
-def _macro_files() -> dict[str, Path]:
-    """Every macro of the project by name, and the file defining it."""
-    return {name: path for path in (ROOT / "macros").rglob("*.sql")
-            for name in re.findall(r"\{%-?\s*macro\s+(\w+)", path.read_text())}
+_MACROS = rawsql.project_macros()
 
 
 def _sql_behind(reference: str) -> str:
@@ -132,14 +129,14 @@ def _sql_behind(reference: str) -> str:
     while True:
         sql = "".join(texts)
         wanted = {f"ref:{name}" for name in re.findall(r"ref\('(\w+)'\)", sql)}
-        wanted |= {f"macro:{name}" for name in _macro_files() if re.search(rf"\b{name}\s*\(", sql)}
+        wanted |= {f"macro:{name}" for name in _MACROS if re.search(rf"\b{name}\s*\(", sql)}
         new = wanted - seen
         if not new:
             return sql
         seen |= new
         for item in sorted(new):
             kind, name = item.split(":", 1)
-            paths = (ROOT / "models").rglob(f"{name}.sql") if kind == "ref" else [_macro_files()[name]]
+            paths = (ROOT / "models").rglob(f"{name}.sql") if kind == "ref" else [_MACROS[name]]
             texts.extend(path.read_text() for path in paths)
 
 

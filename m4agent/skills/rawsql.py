@@ -36,7 +36,7 @@ _FENCE_OPEN = "```sql\n"
 _MACRO_DEFINITION = re.compile(r"\{%-?\s*macro\s+(\w+)")
 
 
-def _project_macros() -> dict[str, Path]:
+def project_macros() -> dict[str, Path]:
     """Every macro of the project by name, and the file defining it."""
     return {name: path for path in sorted((PROJECT_ROOT / "macros").rglob("*.sql"))
             for name in _MACRO_DEFINITION.findall(path.read_text())}
@@ -47,14 +47,13 @@ def model_sources(model: str) -> list[Path]:
     it calls, and those they call (its m4_reference_* macro and conventions, shared rules such as
     sofa_first_day and the organ scores). A concept the model reads is a relation name in the
     compiled SQL, not its text, so it is not among them."""
-    macros = _project_macros()
+    macros = project_macros()
     files = [REFERENCE_DIR / f"{model}.sql"]
-    while True:
-        text = "".join(path.read_text() for path in files)
-        called = sorted({macros[name] for name in macros if re.search(rf"\b{name}\s*\(", text)} - set(files))
-        if not called:
-            return files
+    text = files[0].read_text()
+    while called := sorted({macros[name] for name in macros if re.search(rf"\b{name}\s*\(", text)} - set(files)):
         files.extend(called)
+        text += "".join(path.read_text() for path in called)
+    return files
 
 
 def model_sha256(model: str) -> str:
